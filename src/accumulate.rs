@@ -1,0 +1,771 @@
+//! The provider-agnostic accumulator: neutral [`Delta`]s in, [`StreamEvent`]s
+//! and a final [`Response`] out.
+//!
+//! Each provider's frame decoder turns its wire frames into [`Delta`]s and
+//! marks the structural boundaries of its protocol (`finish_reason`,
+//! `content_block_stop`, a Gemini part without `willContinue`). This module
+//! owns what is common to all of them:
+//!
+//! - a tool call is emitted exactly once, at its boundary, and only if it has
+//!   a name and its arguments are a complete JSON object (`""` counts as
+//!   `{}`); a call still open when the body ends or the output limit hits is
+//!   reported in [`Response::incomplete_tool_calls`] with a warning, never as
+//!   an executable call;
+//! - text and reasoning deltas merge into parts of the replayable message;
+//! - non-streaming bodies go through the same code, so a stream and a
+//!   response with the same content give the same [`Response`].
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::types::{
+    FinishReason, IncompleteToolCall, Message, Part, ProviderData, Raw, Response, Role,
+    StreamEvent, ToolCall, Usage,
+};
+
+/// A provider-neutral piece of a model turn, produced by a frame decoder.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Delta {
+    /// Response id and model; `None` leaves a known value unchanged.
+    Meta {
+        id: Option<String>,
+        model: Option<String>,
+    },
+    /// Assistant text, appended to the current text part.
+    Text(String),
+    /// Reasoning text, appended to the current reasoning part.
+    Reasoning(String),
+    /// The signature of the current reasoning part.
+    ReasoningSignature(String),
+    /// A redacted reasoning block (its own part).
+    RedactedReasoning(String),
+    /// Provider replay data for the open text (or reasoning) part, merged
+    /// in; with no such part open, an empty one is started to hold it.
+    PartData { reasoning: bool, data: ProviderData },
+    /// The next text or reasoning starts a new part.
+    Break,
+    /// Opens tool call `slot`, or fills in its id/name/data if already open.
+    ToolStart {
+        slot: usize,
+        id: Option<String>,
+        name: Option<String>,
+        data: Option<ProviderData>,
+    },
+    /// Appends to the arguments of tool call `slot`.
+    ToolArgs { slot: usize, fragment: String },
+    /// Tool call `slot` is whole (a structural boundary).
+    ToolEnd { slot: usize },
+    /// Every open tool call is whole (OpenAI `finish_reason`, `[DONE]`).
+    ToolEndAll,
+    /// Tool call `slot` cannot complete (e.g. a bad argument path).
+    ToolAbort { slot: usize, reason: String },
+    /// A provider block kept whole for replay.
+    Opaque { provider: &'static str, data: Value },
+    /// Refusal text.
+    Refusal(String),
+    /// The usage so far (replaces the previous value).
+    Usage(Usage),
+    /// The finish reason.
+    Finish { raw: String, reason: FinishReason },
+    /// The terminal frame: the turn is complete.
+    Terminal,
+    /// A non-fatal oddity.
+    Warning { code: &'static str, message: String },
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    slot: usize,
+    id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+    data: Option<ProviderData>,
+}
+
+/// Assembles deltas into events and a response.
+#[derive(Debug, Default)]
+pub(crate) struct Accumulator {
+    response: Response,
+    open: Vec<OpenCall>,
+    /// The last part can take more text (or reasoning) deltas.
+    text_open: bool,
+    reasoning_open: bool,
+    generated_ids: u32,
+    terminal: bool,
+    emitted: bool,
+    usage_raw: Option<Raw>,
+}
+
+impl Accumulator {
+    pub(crate) fn new() -> Self {
+        let mut acc = Accumulator::default();
+        acc.response.message.role = Role::Assistant;
+        acc
+    }
+
+    /// Whether any event has been pushed to an output.
+    pub(crate) fn emitted(&self) -> bool {
+        self.emitted
+    }
+
+    /// Whether the terminal frame was seen.
+    pub(crate) fn terminal(&self) -> bool {
+        self.terminal
+    }
+
+    fn push(&mut self, out: &mut Vec<StreamEvent>, ev: StreamEvent) {
+        self.emitted = true;
+        out.push(ev);
+    }
+
+    /// Applies one delta that came from the frame `raw`.
+    pub(crate) fn apply(&mut self, delta: Delta, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        match delta {
+            Delta::Meta { id, model } => {
+                if id.is_some() {
+                    self.response.id = id;
+                }
+                if model.is_some() {
+                    self.response.model = model;
+                }
+            }
+            Delta::Text(text) => {
+                if text.is_empty() {
+                    return;
+                }
+                self.response.text.push_str(&text);
+                self.append_text(&text);
+                self.push(
+                    out,
+                    StreamEvent::Text {
+                        text,
+                        raw: raw.clone(),
+                    },
+                );
+            }
+            Delta::Reasoning(text) => {
+                if text.is_empty() {
+                    return;
+                }
+                self.response.reasoning.push_str(&text);
+                self.append_reasoning(&text, None);
+                self.push(
+                    out,
+                    StreamEvent::Reasoning {
+                        text,
+                        raw: raw.clone(),
+                    },
+                );
+            }
+            Delta::ReasoningSignature(sig) => self.append_reasoning("", Some(sig)),
+            Delta::RedactedReasoning(data) => {
+                self.close_parts();
+                self.response.message.parts.push(Part::Reasoning {
+                    text: String::new(),
+                    signature: None,
+                    redacted: Some(data),
+                    provider_data: None,
+                });
+            }
+            Delta::PartData { reasoning, data } => self.merge_part_data(reasoning, data),
+            Delta::Break => self.close_parts(),
+            Delta::ToolStart {
+                slot,
+                id,
+                name,
+                data,
+            } => {
+                let id = id.filter(|s| !s.is_empty());
+                let name = name.filter(|s| !s.is_empty());
+                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
+                    if call.id.is_none() {
+                        call.id = id;
+                    }
+                    if call.name.is_none() {
+                        call.name = name;
+                    }
+                    if let Some(data) = data {
+                        merge_data(&mut call.data, data);
+                    }
+                } else {
+                    self.open.push(OpenCall {
+                        slot,
+                        id,
+                        name,
+                        arguments: String::new(),
+                        data,
+                    });
+                }
+            }
+            Delta::ToolArgs { slot, fragment } => {
+                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
+                    call.arguments.push_str(&fragment);
+                }
+            }
+            Delta::ToolEnd { slot } => {
+                if let Some(pos) = self.open.iter().position(|c| c.slot == slot) {
+                    let call = self.open.remove(pos);
+                    self.end_call(call, raw, out);
+                }
+            }
+            Delta::ToolAbort { slot, reason } => {
+                if let Some(pos) = self.open.iter().position(|c| c.slot == slot) {
+                    let call = self.open.remove(pos);
+                    self.reject(call, &reason, raw, out);
+                }
+            }
+            Delta::ToolEndAll => {
+                for call in std::mem::take(&mut self.open) {
+                    self.end_call(call, raw, out);
+                }
+            }
+            Delta::Opaque { provider, data } => {
+                self.close_parts();
+                self.response.message.parts.push(Part::Provider {
+                    provider: provider.to_string(),
+                    data,
+                });
+            }
+            Delta::Refusal(text) => {
+                self.response
+                    .refusal
+                    .get_or_insert_with(String::new)
+                    .push_str(&text);
+            }
+            Delta::Usage(usage) => {
+                if usage != self.response.usage {
+                    self.response.usage = usage;
+                    self.usage_raw = Some(raw.clone());
+                }
+            }
+            Delta::Finish { raw: r, reason } => {
+                self.response.raw_finish_reason = Some(r);
+                self.response.finish_reason = reason;
+            }
+            Delta::Terminal => self.terminal = true,
+            Delta::Warning { code, message } => self.push(
+                out,
+                StreamEvent::Warning {
+                    code: code.to_string(),
+                    message,
+                    raw: raw.clone(),
+                },
+            ),
+        }
+    }
+
+    fn close_parts(&mut self) {
+        self.text_open = false;
+        self.reasoning_open = false;
+    }
+
+    fn append_text(&mut self, text: &str) {
+        if self.text_open {
+            if let Some(Part::Text { text: t, .. }) = self.response.message.parts.last_mut() {
+                t.push_str(text);
+                return;
+            }
+        }
+        self.response.message.parts.push(Part::Text {
+            text: text.to_string(),
+            provider_data: None,
+        });
+        self.text_open = true;
+        self.reasoning_open = false;
+    }
+
+    fn append_reasoning(&mut self, text: &str, signature: Option<String>) {
+        if self.reasoning_open {
+            if let Some(Part::Reasoning {
+                text: t,
+                signature: sig,
+                redacted: None,
+                ..
+            }) = self.response.message.parts.last_mut()
+            {
+                t.push_str(text);
+                if let Some(s) = signature {
+                    sig.get_or_insert_with(String::new).push_str(&s);
+                }
+                return;
+            }
+        }
+        self.response.message.parts.push(Part::Reasoning {
+            text: text.to_string(),
+            signature,
+            redacted: None,
+            provider_data: None,
+        });
+        self.reasoning_open = true;
+        self.text_open = false;
+    }
+
+    fn merge_part_data(&mut self, reasoning: bool, data: ProviderData) {
+        let open = if reasoning {
+            self.reasoning_open
+        } else {
+            self.text_open
+        };
+        if open {
+            match self.response.message.parts.last_mut() {
+                Some(Part::Text { provider_data, .. }) if !reasoning => {
+                    return merge_data(provider_data, data)
+                }
+                Some(Part::Reasoning { provider_data, .. }) if reasoning => {
+                    return merge_data(provider_data, data)
+                }
+                _ => {}
+            }
+        }
+        // Nothing open to attach to (a signature on an empty part): an empty
+        // part keeps it, so it replays.
+        let part = if reasoning {
+            Part::Reasoning {
+                text: String::new(),
+                signature: None,
+                redacted: None,
+                provider_data: Some(data),
+            }
+        } else {
+            Part::Text {
+                text: String::new(),
+                provider_data: Some(data),
+            }
+        };
+        self.response.message.parts.push(part);
+        self.text_open = !reasoning;
+        self.reasoning_open = reasoning;
+    }
+
+    fn incomplete(call: OpenCall, reason: &str) -> IncompleteToolCall {
+        IncompleteToolCall {
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+            reason: reason.to_string(),
+        }
+    }
+
+    fn reject(&mut self, call: OpenCall, reason: &str, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        let what = call.name.clone().unwrap_or_else(|| "(no name)".into());
+        self.push(
+            out,
+            StreamEvent::Warning {
+                code: "tool_call_incomplete".into(),
+                message: format!("tool call {what} was not emitted: {reason}"),
+                raw: raw.clone(),
+            },
+        );
+        self.response
+            .incomplete_tool_calls
+            .push(Self::incomplete(call, reason));
+    }
+
+    fn end_call(&mut self, mut call: OpenCall, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        if call.name.is_none() {
+            return self.reject(call, "no tool name arrived", raw, out);
+        }
+        if self.response.finish_reason == FinishReason::Length {
+            return self.reject(
+                call,
+                "the output limit was reached inside the call",
+                raw,
+                out,
+            );
+        }
+        if call.arguments.trim().is_empty() {
+            call.arguments = "{}".into();
+        }
+        if !is_json_object(&call.arguments) {
+            return self.reject(
+                call,
+                "the arguments are not a complete JSON object",
+                raw,
+                out,
+            );
+        }
+        let id = match call.id.take() {
+            Some(id) => id,
+            None => {
+                // vLLM and others may omit ids. Nine alphanumerics: Mistral
+                // rejects other shapes on replay.
+                self.generated_ids += 1;
+                format!("skyl{:05}", self.generated_ids)
+            }
+        };
+        let name = call.name.take().unwrap_or_default();
+        self.close_parts();
+        self.response.message.parts.push(Part::ToolCall {
+            id: id.clone(),
+            name: name.clone(),
+            arguments: call.arguments.clone(),
+            provider_data: call.data,
+        });
+        let tool_call = ToolCall {
+            id,
+            name,
+            arguments: call.arguments,
+        };
+        self.response.tool_calls.push(tool_call.clone());
+        self.push(
+            out,
+            StreamEvent::ToolCall {
+                call: tool_call,
+                raw: raw.clone(),
+            },
+        );
+    }
+
+    /// Reports every still-open call as incomplete.
+    fn abandon_open_calls(&mut self, reason: &str, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        for call in std::mem::take(&mut self.open) {
+            self.reject(call, reason, raw, out);
+        }
+    }
+
+    fn settle(&mut self) {
+        if self.response.finish_reason == FinishReason::Stop && !self.response.tool_calls.is_empty()
+        {
+            // Gemini (and some OpenAI-compatible servers) say STOP for a turn
+            // that called tools; the loop needs to know to run them.
+            self.response.finish_reason = FinishReason::ToolCalls;
+        }
+    }
+
+    /// What has been assembled so far, with open calls listed as incomplete.
+    pub(crate) fn snapshot(&self, reason: &str) -> Response {
+        let mut r = self.response.clone();
+        for call in &self.open {
+            r.incomplete_tool_calls.push(IncompleteToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                reason: reason.to_string(),
+            });
+        }
+        r
+    }
+
+    /// Ends the turn after the last frame. Emits `usage` and `finish`, or
+    /// fails with [`Error::StreamEndedEarly`] if no terminal frame was seen.
+    pub(crate) fn finish(
+        &mut self,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<Response, Error> {
+        if !self.terminal {
+            self.abandon_open_calls("the stream ended inside the call", raw, out);
+            return Err(Error::StreamEndedEarly {
+                events_emitted: self.emitted,
+                partial: Box::new(self.response.clone()),
+            });
+        }
+        self.abandon_open_calls("the turn ended before the call was complete", raw, out);
+        self.settle();
+        if self.response.usage != Usage::default() {
+            let usage_raw = self.usage_raw.clone().unwrap_or_else(|| raw.clone());
+            self.push(
+                out,
+                StreamEvent::Usage {
+                    usage: self.response.usage.clone(),
+                    raw: usage_raw,
+                },
+            );
+        }
+        let response = std::mem::take(&mut self.response);
+        self.push(
+            out,
+            StreamEvent::Finish {
+                response: Box::new(response.clone()),
+                raw: raw.clone(),
+            },
+        );
+        Ok(response)
+    }
+
+    /// Runs a whole non-streaming body's deltas and returns the response.
+    pub(crate) fn run(deltas: Vec<Delta>, raw: &Raw) -> Result<Response, Error> {
+        let mut acc = Accumulator::new();
+        let mut sink = Vec::new();
+        for d in deltas {
+            acc.apply(d, raw, &mut sink);
+        }
+        acc.apply(Delta::Terminal, raw, &mut sink);
+        acc.finish(raw, &mut sink)
+    }
+}
+
+/// Merges provider data objects key by key (one level per adapter).
+pub(crate) fn merge_data(into: &mut Option<ProviderData>, data: ProviderData) {
+    let target = into.get_or_insert_with(ProviderData::new);
+    for (k, v) in data {
+        match (target.get_mut(&k), v) {
+            (Some(Value::Object(old)), Value::Object(new)) => old.extend(new),
+            (_, v) => {
+                target.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Whether `text` is exactly one complete JSON object (whitespace around it
+/// allowed). Validates without building a value.
+pub(crate) fn is_json_object(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// Builds a one-key provider data object: `{adapter: {key: value}}`.
+pub(crate) fn provider_data(adapter: &str, key: &str, value: Value) -> ProviderData {
+    let mut inner = serde_json::Map::new();
+    inner.insert(key.to_string(), value);
+    let mut outer = ProviderData::new();
+    outer.insert(adapter.to_string(), Value::Object(inner));
+    outer
+}
+
+/// An empty assistant message (the default for [`Response`]).
+impl Default for Message {
+    fn default() -> Self {
+        Message {
+            role: Role::Assistant,
+            parts: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn raw() -> Raw {
+        Raw::from("frame")
+    }
+
+    fn run(deltas: Vec<Delta>) -> (Vec<StreamEvent>, Result<Response, Error>) {
+        let mut acc = Accumulator::new();
+        let mut out = Vec::new();
+        for d in deltas {
+            acc.apply(d, &raw(), &mut out);
+        }
+        let res = acc.finish(&raw(), &mut out);
+        (out, res)
+    }
+
+    fn start(slot: usize, id: &str, name: &str) -> Delta {
+        Delta::ToolStart {
+            slot,
+            id: Some(id.into()),
+            name: Some(name.into()),
+            data: None,
+        }
+    }
+
+    fn args(slot: usize, s: &str) -> Delta {
+        Delta::ToolArgs {
+            slot,
+            fragment: s.into(),
+        }
+    }
+
+    fn calls(events: &[StreamEvent]) -> Vec<&ToolCall> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolCall { call, .. } => Some(call),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_call_whose_prefix_parses_is_not_emitted_before_its_boundary() {
+        let mut acc = Accumulator::new();
+        let mut out = Vec::new();
+        acc.apply(start(0, "c1", "search"), &raw(), &mut out);
+        acc.apply(args(0, r#"{"q":"a"}"#), &raw(), &mut out);
+        assert!(
+            calls(&out).is_empty(),
+            "a parseable prefix is not a boundary"
+        );
+        acc.apply(args(0, ""), &raw(), &mut out);
+        acc.apply(Delta::ToolEnd { slot: 0 }, &raw(), &mut out);
+        assert_eq!(calls(&out).len(), 1);
+        // Ending it again emits nothing more.
+        acc.apply(Delta::ToolEnd { slot: 0 }, &raw(), &mut out);
+        acc.apply(Delta::ToolEndAll, &raw(), &mut out);
+        assert_eq!(calls(&out).len(), 1);
+    }
+
+    #[test]
+    fn empty_arguments_become_an_empty_object() {
+        let (ev, res) = run(vec![start(0, "c", "f"), Delta::ToolEndAll, Delta::Terminal]);
+        assert_eq!(calls(&ev)[0].arguments, "{}");
+        assert_eq!(res.unwrap().tool_calls[0].arguments, "{}");
+    }
+
+    #[test]
+    fn a_call_cut_off_by_the_end_of_the_stream_is_incomplete_not_emitted() {
+        let (ev, res) = run(vec![start(0, "c", "f"), args(0, r#"{"a":"#)]);
+        assert!(calls(&ev).is_empty());
+        let Err(Error::StreamEndedEarly {
+            partial,
+            events_emitted,
+        }) = res
+        else {
+            panic!("expected an early end")
+        };
+        assert!(events_emitted, "the warning was emitted");
+        assert!(partial.tool_calls.is_empty());
+        assert_eq!(partial.incomplete_tool_calls[0].arguments, r#"{"a":"#);
+    }
+
+    #[test]
+    fn a_call_open_when_the_length_limit_hits_is_incomplete() {
+        let (ev, res) = run(vec![
+            start(0, "c", "f"),
+            args(0, r#"{"a":1}"#),
+            Delta::Finish {
+                raw: "length".into(),
+                reason: FinishReason::Length,
+            },
+            Delta::ToolEndAll,
+            Delta::Terminal,
+        ]);
+        assert!(calls(&ev).is_empty());
+        let res = res.unwrap();
+        assert!(res.tool_calls.is_empty());
+        assert_eq!(res.incomplete_tool_calls.len(), 1);
+        assert!(ev.iter().any(
+            |e| matches!(e, StreamEvent::Warning { code, .. } if code == "tool_call_incomplete")
+        ));
+    }
+
+    #[test]
+    fn a_call_with_invalid_json_arguments_is_incomplete() {
+        let (ev, res) = run(vec![
+            start(0, "c", "f"),
+            args(0, r#"{"a":1}{"b":2}"#),
+            Delta::ToolEndAll,
+            Delta::Terminal,
+        ]);
+        assert!(calls(&ev).is_empty());
+        assert_eq!(res.unwrap().incomplete_tool_calls.len(), 1);
+    }
+
+    #[test]
+    fn a_nameless_call_is_dropped_with_a_warning() {
+        let (ev, res) = run(vec![
+            Delta::ToolStart {
+                slot: 0,
+                id: Some("c".into()),
+                name: None,
+                data: None,
+            },
+            args(0, "{}"),
+            Delta::ToolEndAll,
+            Delta::Terminal,
+        ]);
+        assert!(calls(&ev).is_empty());
+        assert!(ev.iter().any(|e| matches!(e, StreamEvent::Warning { message, .. } if message.contains("no tool name"))));
+        assert!(res.unwrap().tool_calls.is_empty());
+    }
+
+    #[test]
+    fn missing_ids_are_generated_and_unique() {
+        let (_, res) = run(vec![
+            Delta::ToolStart {
+                slot: 0,
+                id: None,
+                name: Some("f".into()),
+                data: None,
+            },
+            Delta::ToolStart {
+                slot: 1,
+                id: Some(String::new()),
+                name: Some("g".into()),
+                data: None,
+            },
+            Delta::ToolEndAll,
+            Delta::Terminal,
+        ]);
+        let res = res.unwrap();
+        assert_eq!(res.tool_calls[0].id, "skyl00001");
+        assert_eq!(res.tool_calls[1].id, "skyl00002");
+    }
+
+    #[test]
+    fn text_merges_into_one_part_until_a_break() {
+        let (ev, res) = run(vec![
+            Delta::Text("a".into()),
+            Delta::Text("b".into()),
+            Delta::Break,
+            Delta::Text("c".into()),
+            Delta::Terminal,
+        ]);
+        let res = res.unwrap();
+        assert_eq!(res.text, "abc");
+        assert_eq!(res.message.parts.len(), 2);
+        assert_eq!(ev.len(), 4, "three text events and finish");
+        assert!(matches!(ev.last(), Some(StreamEvent::Finish { .. })));
+    }
+
+    #[test]
+    fn reasoning_keeps_its_signature_and_precedes_the_call_in_the_message() {
+        let (_, res) = run(vec![
+            Delta::Reasoning("think".into()),
+            Delta::ReasoningSignature("sig".into()),
+            Delta::Break,
+            start(1, "c", "f"),
+            Delta::ToolEnd { slot: 1 },
+            Delta::Terminal,
+        ]);
+        let res = res.unwrap();
+        assert!(
+            matches!(&res.message.parts[0], Part::Reasoning { text, signature: Some(s), .. } if text == "think" && s == "sig")
+        );
+        assert!(matches!(&res.message.parts[1], Part::ToolCall { .. }));
+        assert_eq!(res.finish_reason, FinishReason::Other);
+    }
+
+    #[test]
+    fn stop_with_tool_calls_is_normalised_to_tool_calls() {
+        let (_, res) = run(vec![
+            start(0, "c", "f"),
+            Delta::ToolEnd { slot: 0 },
+            Delta::Finish {
+                raw: "STOP".into(),
+                reason: FinishReason::Stop,
+            },
+            Delta::Terminal,
+        ]);
+        let res = res.unwrap();
+        assert_eq!(res.finish_reason, FinishReason::ToolCalls);
+        assert_eq!(res.raw_finish_reason.as_deref(), Some("STOP"));
+    }
+
+    #[test]
+    fn usage_is_emitted_once_before_finish() {
+        let u = Usage {
+            input: Some(3),
+            output: Some(4),
+            ..Usage::default()
+        };
+        let (ev, _) = run(vec![
+            Delta::Usage(u.clone()),
+            Delta::Usage(u.clone()),
+            Delta::Terminal,
+        ]);
+        assert_eq!(ev.len(), 2);
+        assert!(matches!(&ev[0], StreamEvent::Usage { usage, .. } if *usage == u));
+    }
+
+    #[test]
+    fn json_object_check_is_strict() {
+        assert!(is_json_object(r#" {"a":[1,2]} "#));
+        assert!(!is_json_object(r#"{"a":"#));
+        assert!(!is_json_object("[1]"));
+        assert!(!is_json_object(r#"{"a":1} x"#));
+    }
+}

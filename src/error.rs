@@ -1,0 +1,352 @@
+//! The one error type of the core.
+//!
+//! Every failure is a variant of [`Error`], documented with when it happens.
+//! Nothing here ever holds an API key: requests are encoded into
+//! [`crate::HttpRequest`], whose `Debug` output redacts credentials, and
+//! errors are built only from what the provider sent back.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::types::Response;
+
+/// What kind of failure an [`ApiError`] is, from its HTTP status and the
+/// provider's own error type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApiErrorKind {
+    /// 400, 413, 422: the request is wrong; do not retry.
+    BadRequest,
+    /// 401: the API key is missing or wrong.
+    Authentication,
+    /// 403: the key may not do this.
+    Permission,
+    /// 404: unknown model or endpoint.
+    NotFound,
+    /// 408: the provider timed out waiting for the request.
+    RequestTimeout,
+    /// 409: a conflict; retryable.
+    Conflict,
+    /// 429 or a rate-limit error type.
+    RateLimit,
+    /// 529 or an "overloaded" error type (also in-band).
+    Overloaded,
+    /// 5xx or a server error type.
+    Server,
+    /// Anything else.
+    Other,
+}
+
+impl ApiErrorKind {
+    /// Whether a request that failed this way may be sent again.
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            ApiErrorKind::RequestTimeout
+                | ApiErrorKind::Conflict
+                | ApiErrorKind::RateLimit
+                | ApiErrorKind::Overloaded
+                | ApiErrorKind::Server
+        )
+    }
+
+    /// The kind an HTTP status stands for.
+    pub fn from_status(status: u16) -> Self {
+        match status {
+            400 | 413 | 422 => ApiErrorKind::BadRequest,
+            401 => ApiErrorKind::Authentication,
+            403 => ApiErrorKind::Permission,
+            404 => ApiErrorKind::NotFound,
+            408 => ApiErrorKind::RequestTimeout,
+            409 => ApiErrorKind::Conflict,
+            429 => ApiErrorKind::RateLimit,
+            529 => ApiErrorKind::Overloaded,
+            500..=599 => ApiErrorKind::Server,
+            _ => ApiErrorKind::Other,
+        }
+    }
+
+    /// The kind a provider's error type string stands for, if it names one
+    /// (`overloaded_error`, `rate_limit_error`, `RESOURCE_EXHAUSTED`, ...).
+    pub fn from_provider_type(kind: &str) -> Option<Self> {
+        let k = kind.to_ascii_lowercase();
+        Some(match k.as_str() {
+            "overloaded_error" | "overloaded" | "unavailable" => ApiErrorKind::Overloaded,
+            "rate_limit_error" | "rate_limit_exceeded" | "resource_exhausted" | "tokens" => {
+                ApiErrorKind::RateLimit
+            }
+            "api_error" | "server_error" | "internal" | "internal_error" => ApiErrorKind::Server,
+            "authentication_error" | "unauthenticated" | "invalid_api_key" => {
+                ApiErrorKind::Authentication
+            }
+            "permission_error" | "permission_denied" => ApiErrorKind::Permission,
+            "not_found_error" | "not_found" | "model_not_found" => ApiErrorKind::NotFound,
+            "invalid_request_error"
+            | "invalid_argument"
+            | "failed_precondition"
+            | "request_too_large" => ApiErrorKind::BadRequest,
+            "deadline_exceeded" | "timeout_error" => ApiErrorKind::RequestTimeout,
+            _ => return None,
+        })
+    }
+}
+
+/// An error the provider reported: an HTTP error response, or an error
+/// inside a 200 stream or body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiError {
+    /// What kind of failure this is.
+    pub kind: ApiErrorKind,
+    /// The HTTP status; for an in-band error, the status of the response
+    /// that carried it (usually 200), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The provider's error type (`invalid_request_error`,
+    /// `RESOURCE_EXHAUSTED`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_type: Option<String>,
+    /// The provider's error code, where it sends one besides the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The request parameter at fault, where the provider names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// The provider's message.
+    pub message: String,
+    /// The provider's request id (`x-request-id`, `request-id`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// How long the provider asked to wait before retrying, in milliseconds
+    /// (`retry-after-ms`, `retry-after`, Gemini `RetryInfo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// True when the error arrived inside a successful response (an SSE
+    /// `error` event, an `{"error": ...}` frame).
+    pub in_band: bool,
+    /// For an in-band stream error: whether any event had been handed out
+    /// before it. Retrying is safe only when this is false.
+    pub events_emitted: bool,
+    /// The error body (or frame) as received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+impl ApiError {
+    /// Whether sending the request again may succeed and is safe: the kind is
+    /// transient and no event had been handed out yet.
+    pub fn retryable(&self) -> bool {
+        self.kind.retryable() && !self.events_emitted
+    }
+}
+
+/// Every failure of the core.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The request cannot be sent: validation failed or a field cannot be
+    /// encoded for this provider (e.g. replayed tool-call arguments that are
+    /// not a JSON object, for Anthropic). Nothing was sent.
+    InvalidRequest {
+        /// Where the problem is, e.g. `messages[2].parts[0].arguments`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The provider answered with an error (HTTP status, or in-band).
+    Api(Box<ApiError>),
+    /// The provider blocked the prompt or the output (Gemini
+    /// `promptFeedback.blockReason`). Not an empty success.
+    ContentFilter {
+        /// The provider's reason, e.g. `SAFETY`.
+        reason: String,
+        /// A human-readable message.
+        message: String,
+        /// Whatever had been assembled before.
+        partial: Box<Response>,
+    },
+    /// The stream ended before its terminal frame (`[DONE]` or a finish
+    /// reason, `message_stop`, a Gemini `finishReason`). Everything received
+    /// is in `partial`; tool calls that were still open are in its
+    /// `incomplete_tool_calls`, never in `tool_calls`.
+    StreamEndedEarly {
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Everything assembled before the end.
+        partial: Box<Response>,
+    },
+    /// The stream broke its provider's protocol (a frame that is not JSON on
+    /// Anthropic or Gemini, a second message spliced into an open one).
+    /// Everything before the bad frame is in `partial`.
+    MalformedStream {
+        /// What was wrong.
+        message: String,
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Everything assembled before the bad frame.
+        partial: Box<Response>,
+    },
+    /// One SSE event grew past the decoder's size limit.
+    EventTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// A non-streaming body is not what the provider sends (not JSON, or
+    /// missing the fields every response has).
+    InvalidResponse {
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// A short stable code for the variant, used as the JS error `code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidRequest { .. } => "invalid_request",
+            Error::Api(e) => match e.kind {
+                ApiErrorKind::BadRequest => "bad_request",
+                ApiErrorKind::Authentication => "authentication",
+                ApiErrorKind::Permission => "permission",
+                ApiErrorKind::NotFound => "not_found",
+                ApiErrorKind::RequestTimeout => "request_timeout",
+                ApiErrorKind::Conflict => "conflict",
+                ApiErrorKind::RateLimit => "rate_limit",
+                ApiErrorKind::Overloaded => "overloaded",
+                ApiErrorKind::Server => "server",
+                ApiErrorKind::Other => "api_error",
+            },
+            Error::ContentFilter { .. } => "content_filter",
+            Error::StreamEndedEarly { .. } => "stream_ended_early",
+            Error::MalformedStream { .. } => "malformed_stream",
+            Error::EventTooLarge { .. } => "event_too_large",
+            Error::InvalidResponse { .. } => "invalid_response",
+        }
+    }
+
+    /// Whether the same request may be sent again: transient provider errors
+    /// and early ends, only while no event had been handed out.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Error::Api(e) => e.retryable(),
+            Error::StreamEndedEarly { events_emitted, .. } => !events_emitted,
+            _ => false,
+        }
+    }
+
+    /// What had been assembled before the failure, for stream errors.
+    pub fn partial(&self) -> Option<&Response> {
+        match self {
+            Error::ContentFilter { partial, .. }
+            | Error::StreamEndedEarly { partial, .. }
+            | Error::MalformedStream { partial, .. } => Some(partial),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn invalid_request(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::InvalidRequest {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid_response(message: impl Into<String>) -> Self {
+        Error::InvalidResponse {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidRequest { path, message } if path.is_empty() => {
+                write!(f, "invalid request: {message}")
+            }
+            Error::InvalidRequest { path, message } => {
+                write!(f, "invalid request: {path}: {message}")
+            }
+            Error::Api(e) => {
+                match e.status {
+                    Some(s) if !e.in_band => write!(f, "{s} ")?,
+                    _ => {}
+                }
+                if let Some(t) = &e.provider_type {
+                    write!(f, "{t}: ")?;
+                }
+                write!(f, "{}", e.message)?;
+                if e.in_band {
+                    write!(f, " (in-band)")?;
+                }
+                Ok(())
+            }
+            Error::ContentFilter {
+                reason, message, ..
+            } => write!(
+                f,
+                "blocked by the provider's content filter ({reason}): {message}"
+            ),
+            Error::StreamEndedEarly { .. } => {
+                write!(f, "the stream ended before its terminal frame")
+            }
+            Error::MalformedStream { message, .. } => write!(f, "malformed stream: {message}"),
+            Error::EventTooLarge { limit } => {
+                write!(f, "an SSE event is larger than the limit of {limit} bytes")
+            }
+            Error::InvalidResponse { message } => write!(f, "invalid response body: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_kinds_and_retryability() {
+        for (status, kind, retry) in [
+            (400, ApiErrorKind::BadRequest, false),
+            (401, ApiErrorKind::Authentication, false),
+            (403, ApiErrorKind::Permission, false),
+            (404, ApiErrorKind::NotFound, false),
+            (408, ApiErrorKind::RequestTimeout, true),
+            (409, ApiErrorKind::Conflict, true),
+            (429, ApiErrorKind::RateLimit, true),
+            (500, ApiErrorKind::Server, true),
+            (503, ApiErrorKind::Server, true),
+            (529, ApiErrorKind::Overloaded, true),
+        ] {
+            assert_eq!(ApiErrorKind::from_status(status), kind, "{status}");
+            assert_eq!(kind.retryable(), retry, "{status}");
+        }
+    }
+
+    #[test]
+    fn an_in_band_error_after_an_event_is_not_retryable() {
+        let mut e = ApiError {
+            kind: ApiErrorKind::Overloaded,
+            status: Some(200),
+            provider_type: Some("overloaded_error".into()),
+            code: None,
+            param: None,
+            message: "Overloaded".into(),
+            request_id: None,
+            retry_after_ms: None,
+            in_band: true,
+            events_emitted: false,
+            body: None,
+        };
+        assert!(Error::Api(Box::new(e.clone())).retryable());
+        e.events_emitted = true;
+        assert!(!Error::Api(Box::new(e.clone())).retryable());
+        assert_eq!(
+            Error::Api(Box::new(e)).to_string(),
+            "overloaded_error: Overloaded (in-band)"
+        );
+    }
+}

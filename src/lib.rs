@@ -1,0 +1,33 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod error;
+pub mod http;
+pub mod providers;
+pub mod sse;
+pub mod types;
+pub mod validate;
+
+mod accumulate;
+mod stream;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::{ApiError, ApiErrorKind, Error};
+pub use http::HttpRequest;
+pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
+pub use stream::StreamDecoder;
+pub use types::{
+    tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message, Part, Raw,
+    Request, Response, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
+};
+pub use validate::{validate_request, validate_tool, validate_tool_call};

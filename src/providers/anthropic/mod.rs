@@ -1,0 +1,141 @@
+//! Anthropic Messages.
+//!
+//! API reference: <https://docs.anthropic.com/en/api/messages>, streaming:
+//! <https://docs.anthropic.com/en/docs/build-with-claude/streaming>, tool use:
+//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+//!
+//! Content blocks the neutral model has no part for (`server_tool_use`,
+//! `*_tool_result`, `mcp_tool_use`, `compaction`, `fallback`, ...) become
+//! [`crate::Part::Provider`] parts holding the block as received, so the turn
+//! replays unchanged. Their names are listed by [`server_tool_names`].
+
+use serde_json::{Map, Value};
+
+use crate::accumulate::Delta;
+use crate::types::{FinishReason, Message, Part, Usage};
+
+pub mod error;
+pub mod request;
+pub mod response;
+pub mod stream;
+
+/// The default base URL.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header sent with every request.
+pub const API_VERSION: &str = "2023-06-01";
+/// The `max_tokens` sent when a request sets none: the API requires the
+/// field. 4096 fits every current model's output limit.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// The adapter name, the key of its provider data and provider parts.
+pub(crate) const NAME: &str = "anthropic";
+
+/// Maps `stop_reason` to the neutral reason.
+pub fn map_finish_reason(raw: &str) -> FinishReason {
+    match raw {
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
+        "tool_use" => FinishReason::ToolCalls,
+        "refusal" => FinishReason::Refusal,
+        "pause_turn" => FinishReason::Pause,
+        _ => FinishReason::Other,
+    }
+}
+
+/// Reads a (merged) usage object.
+pub(crate) fn map_usage(u: &Map<String, Value>) -> Usage {
+    let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    Usage {
+        input: n("input_tokens"),
+        output: n("output_tokens"),
+        cache_read: n("cache_read_input_tokens"),
+        cache_write: n("cache_creation_input_tokens"),
+        reasoning: None,
+        raw: Some(Value::Object(u.clone())),
+    }
+}
+
+/// The names of the server-side tool calls (`server_tool_use`,
+/// `mcp_tool_use`) in a message: Anthropic ran them, the client must not.
+pub fn server_tool_names(message: &Message) -> Vec<String> {
+    message
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Provider { provider, data } if provider == NAME => {
+                let kind = data.get("type").and_then(Value::as_str)?;
+                if kind == "server_tool_use" || kind == "mcp_tool_use" {
+                    data.get("name").and_then(Value::as_str).map(str::to_string)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The deltas of one whole content block (a non-streaming body, or a block
+/// that arrived whole inside `message_start`). `slot` keys a tool call.
+pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
+    let Value::Object(mut b) = block else {
+        return;
+    };
+    let kind = b
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut take_str = |k: &str| match b.remove(k) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    match kind.as_str() {
+        "text" => {
+            out.push(Delta::Break);
+            out.push(Delta::Text(take_str("text").unwrap_or_default()));
+        }
+        "thinking" => {
+            out.push(Delta::Break);
+            out.push(Delta::Reasoning(take_str("thinking").unwrap_or_default()));
+            if let Some(sig) = take_str("signature") {
+                out.push(Delta::ReasoningSignature(sig));
+            }
+            out.push(Delta::Break);
+        }
+        "redacted_thinking" => {
+            out.push(Delta::RedactedReasoning(
+                take_str("data").unwrap_or_default(),
+            ));
+        }
+        "tool_use" => {
+            let id = take_str("id");
+            let name = take_str("name");
+            let input = b
+                .remove("input")
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            out.push(Delta::ToolStart {
+                slot,
+                id,
+                name,
+                data: None,
+            });
+            out.push(Delta::ToolArgs {
+                slot,
+                fragment: input.to_string(),
+            });
+            out.push(Delta::ToolEnd { slot });
+        }
+        _ => out.push(Delta::Opaque {
+            provider: NAME,
+            data: Value::Object(b),
+        }),
+    }
+}
+
+/// The refusal explanation of a message, if it carries `stop_details`.
+pub(crate) fn refusal_explanation(message: &Value) -> Option<String> {
+    message
+        .pointer("/stop_details/explanation")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}

@@ -1,0 +1,42 @@
+//! A non-streaming Messages body to deltas.
+
+use serde_json::Value;
+
+use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation};
+use crate::accumulate::Delta;
+use crate::providers::FrameFailure;
+
+/// The deltas of a whole message.
+pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
+    if body.get("type").and_then(Value::as_str) == Some("error") {
+        if let Some(e) = super::error::decode(body) {
+            return Err(FrameFailure::Api(Box::new(e)));
+        }
+    }
+    let Some(content) = body.get("content").and_then(Value::as_array) else {
+        return Err(FrameFailure::Malformed("a message without content".into()));
+    };
+    let mut out = vec![Delta::Meta {
+        id: body.get("id").and_then(Value::as_str).map(str::to_string),
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    }];
+    for (slot, block) in content.iter().enumerate() {
+        block_deltas(block.clone(), slot, &mut out);
+    }
+    if let Some(reason) = body.get("stop_reason").and_then(Value::as_str) {
+        out.push(Delta::Finish {
+            reason: map_finish_reason(reason),
+            raw: reason.to_string(),
+        });
+    }
+    if let Some(r) = refusal_explanation(body) {
+        out.push(Delta::Refusal(r));
+    }
+    if let Some(u) = body.get("usage").and_then(Value::as_object) {
+        out.push(Delta::Usage(map_usage(u)));
+    }
+    Ok(out)
+}

@@ -1,0 +1,421 @@
+//! Stream events to deltas.
+//!
+//! `message_start` → (`content_block_start` → `content_block_delta`* →
+//! `content_block_stop`)* → `message_delta` → `message_stop`, with `ping`
+//! anywhere and unknown event types ignored. A tool call is whole at the
+//! `content_block_stop` of its `tool_use` block. A repeated `message_start`
+//! of the open message is ignored; one of a different message while the
+//! first is open is a malformed stream. Bodies that hold several whole
+//! messages one after another (recorded tool loops) are read as one turn.
+
+use serde_json::{Map, Value};
+
+use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation, NAME};
+use crate::accumulate::Delta;
+use crate::providers::FrameFailure;
+use crate::sse::SseEvent;
+
+#[derive(Debug)]
+enum Block {
+    Text,
+    Thinking,
+    ToolUse {
+        slot: usize,
+        start_input: Value,
+        got_json: bool,
+    },
+    /// A block kept whole (server tools, compaction, ...), built up from its
+    /// start and deltas.
+    Opaque {
+        block: Map<String, Value>,
+        json: String,
+    },
+    Ignored,
+}
+
+/// The frame decoder for Anthropic streams.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    open_message: Option<String>,
+    blocks: Vec<(u64, Block)>,
+    usage: Map<String, Value>,
+    next_slot: usize,
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Decoder {
+    pub(crate) fn frame(
+        &mut self,
+        ev: &SseEvent,
+        out: &mut Vec<Delta>,
+    ) -> Result<(), FrameFailure> {
+        if ev.data.trim().is_empty() {
+            return Ok(());
+        }
+        let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
+            FrameFailure::Malformed(format!("an event whose data is not JSON: {e}"))
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(ev.event.as_deref())
+            .unwrap_or_default();
+        match kind {
+            "message_start" => self.message_start(data, out),
+            "content_block_start" => {
+                self.block_start(data, out);
+                Ok(())
+            }
+            "content_block_delta" => {
+                self.block_delta(data, out);
+                Ok(())
+            }
+            "content_block_stop" => {
+                self.block_stop(&data, out);
+                Ok(())
+            }
+            "message_delta" => {
+                if let Some(u) = data.get("usage").and_then(Value::as_object) {
+                    self.merge_usage(u, out);
+                }
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    out.push(Delta::Finish {
+                        reason: map_finish_reason(reason),
+                        raw: reason.to_string(),
+                    });
+                }
+                if let Some(r) = data.get("delta").and_then(refusal_explanation) {
+                    out.push(Delta::Refusal(r));
+                }
+                Ok(())
+            }
+            "message_stop" => {
+                self.open_message = None;
+                self.blocks.clear();
+                out.push(Delta::ToolEndAll);
+                out.push(Delta::Terminal);
+                Ok(())
+            }
+            "error" => Err(super::error::decode(&data).map_or_else(
+                || FrameFailure::Malformed("an error event without an error".into()),
+                |e| FrameFailure::Api(Box::new(e)),
+            )),
+            // ping, and event types added after this was written.
+            _ => Ok(()),
+        }
+    }
+
+    fn message_start(&mut self, data: Value, out: &mut Vec<Delta>) -> Result<(), FrameFailure> {
+        let Some(Value::Object(mut msg)) = data.get("message").cloned() else {
+            return Err(FrameFailure::Malformed(
+                "message_start without a message".into(),
+            ));
+        };
+        let id = msg.get("id").and_then(Value::as_str).map(str::to_string);
+        if let Some(open) = &self.open_message {
+            if id.as_deref() == Some(open.as_str()) {
+                out.push(Delta::Warning {
+                    code: "duplicate_message_start",
+                    message: format!("ignored a repeated message_start for {open}"),
+                });
+                return Ok(());
+            }
+            return Err(FrameFailure::Malformed(format!(
+                "message_start for {} while {open} is still open",
+                id.as_deref().unwrap_or("a message without id")
+            )));
+        }
+        self.open_message = Some(id.clone().unwrap_or_default());
+        self.blocks.clear();
+        out.push(Delta::Break);
+        out.push(Delta::Meta {
+            id,
+            model: msg.get("model").and_then(Value::as_str).map(str::to_string),
+        });
+        self.usage = match msg.remove("usage") {
+            Some(Value::Object(u)) => u,
+            _ => Map::new(),
+        };
+        out.push(Delta::Usage(map_usage(&self.usage)));
+        // Programmatic tool calling: whole blocks inside message_start.
+        if let Some(Value::Array(content)) = msg.remove("content") {
+            for block in content {
+                let slot = self.slot();
+                block_deltas(block, slot, out);
+            }
+        }
+        if let Some(reason) = msg.get("stop_reason").and_then(Value::as_str) {
+            out.push(Delta::Finish {
+                reason: map_finish_reason(reason),
+                raw: reason.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn slot(&mut self) -> usize {
+        self.next_slot += 1;
+        self.next_slot
+    }
+
+    fn merge_usage(&mut self, u: &Map<String, Value>, out: &mut Vec<Delta>) {
+        for (k, v) in u {
+            if !v.is_null() {
+                self.usage.insert(k.clone(), v.clone());
+            }
+        }
+        out.push(Delta::Usage(map_usage(&self.usage)));
+    }
+
+    fn block_start(&mut self, data: Value, out: &mut Vec<Delta>) {
+        let index = data
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
+        let Some(Value::Object(mut block)) = data.get("content_block").cloned() else {
+            return;
+        };
+        let kind = block
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let tracked = match kind {
+            "text" => {
+                out.push(Delta::Break);
+                if let Some(Value::String(t)) = block.remove("text") {
+                    out.push(Delta::Text(t));
+                }
+                Block::Text
+            }
+            "thinking" => {
+                out.push(Delta::Break);
+                if let Some(Value::String(t)) = block.remove("thinking") {
+                    out.push(Delta::Reasoning(t));
+                }
+                if let Some(Value::String(s)) =
+                    block.remove("signature").filter(|s| s.as_str() != Some(""))
+                {
+                    out.push(Delta::ReasoningSignature(s));
+                }
+                Block::Thinking
+            }
+            "redacted_thinking" => {
+                block_deltas(Value::Object(block), 0, out);
+                Block::Ignored
+            }
+            "tool_use" => {
+                let slot = self.slot();
+                out.push(Delta::ToolStart {
+                    slot,
+                    id: text(&Value::Object(block.clone()), "id"),
+                    name: text(&Value::Object(block.clone()), "name"),
+                    data: None,
+                });
+                Block::ToolUse {
+                    slot,
+                    start_input: block
+                        .remove("input")
+                        .unwrap_or_else(|| Value::Object(Map::new())),
+                    got_json: false,
+                }
+            }
+            _ => Block::Opaque {
+                block,
+                json: String::new(),
+            },
+        };
+        self.blocks.retain(|(i, _)| *i != index);
+        self.blocks.push((index, tracked));
+    }
+
+    fn block_delta(&mut self, data: Value, out: &mut Vec<Delta>) {
+        let index = data
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
+        let Some(Value::Object(mut delta)) = data.get("delta").cloned() else {
+            return;
+        };
+        let kind = delta
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let Some((_, block)) = self.blocks.iter_mut().find(|(i, _)| *i == index) else {
+            out.push(Delta::Warning {
+                code: "unknown_block",
+                message: format!("a {kind} for block {index}, which was never started"),
+            });
+            return;
+        };
+        let mut take = |k: &str| match delta.remove(k) {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
+        match (kind.as_str(), block) {
+            ("text_delta", Block::Text) => out.push(Delta::Text(take("text"))),
+            ("thinking_delta", Block::Thinking) => out.push(Delta::Reasoning(take("thinking"))),
+            ("signature_delta", Block::Thinking) => {
+                out.push(Delta::ReasoningSignature(take("signature")));
+            }
+            ("input_json_delta", Block::ToolUse { slot, got_json, .. }) => {
+                let fragment = take("partial_json");
+                if !fragment.is_empty() {
+                    *got_json = true;
+                    out.push(Delta::ToolArgs {
+                        slot: *slot,
+                        fragment,
+                    });
+                }
+            }
+            ("input_json_delta", Block::Opaque { json, .. }) => {
+                json.push_str(&take("partial_json"))
+            }
+            ("text_delta", Block::Opaque { block, .. }) => append(block, "text", &take("text")),
+            ("compaction_delta", Block::Opaque { block, .. }) => {
+                append(block, "content", &take("content"));
+            }
+            ("citations_delta", Block::Opaque { block, .. }) => {
+                if let Some(c) = delta.remove("citation") {
+                    push_array(block, "citations", c);
+                }
+            }
+            // citations on text blocks, and delta types added later.
+            _ => {}
+        }
+    }
+
+    fn block_stop(&mut self, data: &Value, out: &mut Vec<Delta>) {
+        let index = data
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
+        let Some(pos) = self.blocks.iter().position(|(i, _)| *i == index) else {
+            return;
+        };
+        let (_, block) = self.blocks.remove(pos);
+        match block {
+            Block::ToolUse {
+                slot,
+                start_input,
+                got_json,
+            } => {
+                if !got_json {
+                    // No input_json_delta (or only ""): the input given at
+                    // the start is the whole input, `{}` for no arguments.
+                    out.push(Delta::ToolArgs {
+                        slot,
+                        fragment: start_input.to_string(),
+                    });
+                }
+                out.push(Delta::ToolEnd { slot });
+            }
+            Block::Thinking | Block::Text => out.push(Delta::Break),
+            Block::Opaque { mut block, json } => {
+                if !json.is_empty() {
+                    let input = serde_json::from_str(&json).unwrap_or(Value::String(json));
+                    block.insert("input".into(), input);
+                }
+                out.push(Delta::Opaque {
+                    provider: NAME,
+                    data: Value::Object(block),
+                });
+            }
+            Block::Ignored => {}
+        }
+    }
+}
+
+fn append(block: &mut Map<String, Value>, key: &str, more: &str) {
+    match block.get_mut(key) {
+        Some(Value::String(s)) => s.push_str(more),
+        _ => {
+            block.insert(key.into(), Value::String(more.to_string()));
+        }
+    }
+}
+
+fn push_array(block: &mut Map<String, Value>, key: &str, item: Value) {
+    match block.get_mut(key) {
+        Some(Value::Array(a)) => a.push(item),
+        _ => {
+            block.insert(key.into(), Value::Array(vec![item]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Error, Provider, StreamDecoder, StreamEvent};
+
+    fn sse(events: &[&str]) -> Vec<u8> {
+        events
+            .iter()
+            .map(|d| format!("event: x\ndata: {d}\n\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    const START: &str = r#"{"type":"message_start","message":{"id":"m1","model":"c","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#;
+
+    #[test]
+    fn a_tool_call_is_emitted_at_its_block_stop_not_before() {
+        let body = sse(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":\"a\"}"}}"#,
+        ]);
+        let mut d = StreamDecoder::new(Provider::Anthropic);
+        let mut out = Vec::new();
+        d.feed(&body, &mut out).unwrap();
+        assert!(out
+            .iter()
+            .all(|e| !matches!(e, StreamEvent::ToolCall { .. })));
+        d.feed(
+            &sse(&[r#"{"type":"content_block_stop","index":0}"#]),
+            &mut out,
+        )
+        .unwrap();
+        assert!(
+            matches!(out.last(), Some(StreamEvent::ToolCall { call, .. }) if call.arguments == r#"{"q":"a"}"#)
+        );
+    }
+
+    #[test]
+    fn an_error_event_after_a_200_is_a_typed_in_band_error() {
+        let body = sse(&[
+            START,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ]);
+        let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &body);
+        assert!(events.is_empty());
+        let Err(Error::Api(e)) = res else {
+            panic!("{res:?}")
+        };
+        assert_eq!(e.kind, crate::ApiErrorKind::Overloaded);
+        assert!(e.in_band && !e.events_emitted && e.retryable());
+    }
+
+    #[test]
+    fn a_stream_without_message_stop_ended_early_and_keeps_the_text() {
+        let body = sse(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
+        ]);
+        let (_, res) = StreamDecoder::decode_all(Provider::Anthropic, &body);
+        let Err(Error::StreamEndedEarly { partial, .. }) = res else {
+            panic!("{res:?}")
+        };
+        assert_eq!(partial.text, "Hel");
+    }
+
+    #[test]
+    fn a_frame_that_is_not_json_is_a_malformed_stream() {
+        let (_, res) = StreamDecoder::decode_all(Provider::Anthropic, &sse(&[START, "{oops"]));
+        assert!(matches!(res, Err(Error::MalformedStream { .. })));
+    }
+}

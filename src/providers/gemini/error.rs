@@ -1,0 +1,54 @@
+//! Gemini error bodies: `{"error": {"code", "message", "status", "details"}}`
+//! (Google's `google.rpc.Status`); a `RetryInfo` detail gives the delay.
+
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::providers::{api_error_from, string_or_number};
+
+/// Reads an error body or in-band error payload.
+pub(crate) fn decode(body: &Value) -> Option<ApiError> {
+    let err = body.get("error")?;
+    let mut e = api_error_from(
+        err.get("status")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        err.get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        string_or_number(err.get("code")),
+        None,
+    );
+    e.retry_after_ms = err
+        .get("details")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|d| {
+            d.get("@type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.ends_with("google.rpc.RetryInfo"))
+        })
+        .find_map(|d| d.get("retryDelay").and_then(Value::as_str))
+        .and_then(parse_duration_ms);
+    Some(e)
+}
+
+/// A protobuf JSON duration (`"34.4s"`) in milliseconds.
+fn parse_duration_ms(d: &str) -> Option<u64> {
+    let secs: f64 = d.strip_suffix('s')?.parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_to_milliseconds() {
+        assert_eq!(parse_duration_ms("34.4s"), Some(34_400));
+        assert_eq!(parse_duration_ms("2s"), Some(2_000));
+        assert_eq!(parse_duration_ms("2m"), None);
+        assert_eq!(parse_duration_ms("-1s"), None);
+    }
+}

@@ -1,0 +1,398 @@
+//! The four adapters, one folder each with the same file names:
+//!
+//! - `mod.rs`: the API reference, defaults and finish-reason mapping;
+//! - `request.rs`: [`Request`] to an HTTP body;
+//! - `response.rs`: a non-streaming body to deltas;
+//! - `stream.rs`: stream frames to deltas (the frame decoder);
+//! - `error.rs`: an HTTP error body to an [`ApiError`].
+//!
+//! `openaicompat` is the OpenAI adapter with a dialect switch for the quirks
+//! of OpenAI-compatible servers, not a copy.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::accumulate::{Accumulator, Delta};
+use crate::error::{ApiError, ApiErrorKind, Error};
+use crate::http::HttpRequest;
+use crate::sse::SseEvent;
+use crate::types::{Raw, Request, Response};
+use crate::validate::validate_request;
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai;
+pub mod openaicompat;
+
+/// Which wire format to speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Provider {
+    /// OpenAI Chat Completions.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Any OpenAI-compatible server (Groq, Together, OpenRouter, Ollama, vLLM,
+    /// DeepSeek, Mistral, ...), by base URL.
+    #[serde(rename = "openaicompat")]
+    OpenAiCompat,
+    /// Anthropic Messages.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// Google Gemini generateContent.
+    #[serde(rename = "gemini")]
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider.
+    pub const ALL: [Provider; 4] = [
+        Provider::OpenAi,
+        Provider::OpenAiCompat,
+        Provider::Anthropic,
+        Provider::Gemini,
+    ];
+
+    /// The adapter name: `openai`, `openaicompat`, `anthropic`, `gemini`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::OpenAiCompat => "openaicompat",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The provider for an adapter name.
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a client needs to build requests: provider, credentials, endpoint.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// The wire format; `None` is an error at encode time.
+    pub provider: Option<Provider>,
+    /// The API key. Never shown by `Debug`.
+    pub api_key: Option<String>,
+    /// The base URL; defaults per provider (`openaicompat` requires one).
+    pub base_url: Option<String>,
+    /// The default model, used when a request names none.
+    pub model: Option<String>,
+    /// Extra headers sent with every request.
+    pub headers: Vec<(String, String)>,
+    /// Anthropic only: send `anthropic-dangerous-direct-browser-access`, which
+    /// a browser needs to call the API directly with a key.
+    pub browser: bool,
+    /// `openaicompat` only: ask for usage in streams with
+    /// `stream_options.include_usage` (some servers reject the field, so it is
+    /// sent only when asked). The `openai` adapter always asks.
+    pub include_usage: bool,
+}
+
+impl ClientConfig {
+    /// A config for `provider` with everything else default.
+    pub fn new(provider: Provider) -> Self {
+        ClientConfig {
+            provider: Some(provider),
+            ..ClientConfig::default()
+        }
+    }
+}
+
+impl fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                if crate::http::is_secret_header(k) {
+                    (k.as_str(), "<redacted>")
+                } else {
+                    (k.as_str(), v.as_str())
+                }
+            })
+            .collect();
+        f.debug_struct("ClientConfig")
+            .field("provider", &self.provider)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("headers", &headers)
+            .field("browser", &self.browser)
+            .field("include_usage", &self.include_usage)
+            .finish()
+    }
+}
+
+/// What every encoder returns: URL, provider headers and the JSON body.
+pub(crate) type Encoded = (String, Vec<(String, String)>, Map<String, Value>);
+
+/// What every encoder gets: the request, the model to use and whether to
+/// stream.
+pub(crate) struct EncodeInput<'a> {
+    pub request: &'a Request,
+    pub model: &'a str,
+    pub stream: bool,
+    pub config: &'a ClientConfig,
+}
+
+/// Validates `request` and encodes it for `config`'s provider. Streaming
+/// requests ask for SSE. Nothing is sent: the result is plain data.
+pub fn encode_request(
+    config: &ClientConfig,
+    request: &Request,
+    stream: bool,
+) -> Result<HttpRequest, Error> {
+    let provider = config
+        .provider
+        .ok_or_else(|| Error::invalid_request("provider", "no provider was given"))?;
+    validate_request(request)?;
+    let model = request
+        .model
+        .as_deref()
+        .or(config.model.as_deref())
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| Error::invalid_request("model", "no model was given"))?;
+    let input = EncodeInput {
+        request,
+        model,
+        stream,
+        config,
+    };
+    let (url, mut headers, mut body) = match provider {
+        Provider::OpenAi => openai::request::encode(&input, openai::Dialect::OPENAI)?,
+        Provider::OpenAiCompat => openaicompat::request::encode(&input)?,
+        Provider::Anthropic => anthropic::request::encode(&input)?,
+        Provider::Gemini => gemini::request::encode(&input)?,
+    };
+    if let Some(options) = &request.provider_options {
+        deep_merge(&mut body, options);
+    }
+    headers.push(("content-type".into(), "application/json".into()));
+    if stream {
+        headers.push(("accept".into(), "text/event-stream".into()));
+    }
+    for (k, v) in &config.headers {
+        let k = k.to_ascii_lowercase();
+        headers.retain(|(h, _)| *h != k);
+        headers.push((k, v.clone()));
+    }
+    let body = serde_json::to_string(&Value::Object(body))
+        .map_err(|e| Error::invalid_request("", format!("cannot encode the body: {e}")))?;
+    Ok(HttpRequest {
+        method: "POST",
+        url,
+        headers,
+        body,
+    })
+}
+
+/// Joins a base URL and a path with exactly one `/`.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+/// Merges `from` into `into`: objects merge key by key, other values
+/// replace.
+pub(crate) fn deep_merge(into: &mut Map<String, Value>, from: &Map<String, Value>) {
+    for (k, v) in from {
+        match (into.get_mut(k), v) {
+            (Some(Value::Object(old)), Value::Object(new)) => deep_merge(old, new),
+            _ => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Decodes a non-streaming response body. An error payload inside it (a 200
+/// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
+/// [`Error::ContentFilter`].
+pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error> {
+    let value: Value = serde_json::from_str(body)
+        .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
+    let deltas = match provider {
+        Provider::OpenAi => openai::response::decode(&value, openai::Dialect::OPENAI),
+        Provider::OpenAiCompat => openaicompat::response::decode(&value),
+        Provider::Anthropic => anthropic::response::decode(&value),
+        Provider::Gemini => gemini::response::decode(&value),
+    };
+    let raw: Raw = Raw::from(body);
+    match deltas {
+        Ok(deltas) => Accumulator::run(deltas, &raw),
+        Err(failure) => Err(failure.into_error(Some(200), false, Response::default())),
+    }
+}
+
+/// Decodes an HTTP error response (status, headers, body) into an
+/// [`Error::Api`]. Works for any body, JSON or not.
+pub fn decode_error(
+    provider: Provider,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+) -> Error {
+    let value: Option<Value> = serde_json::from_str(body).ok();
+    let mut err = match (&value, provider) {
+        (Some(v), Provider::OpenAi) => openai::error::decode(v),
+        (Some(v), Provider::OpenAiCompat) => openaicompat::error::decode(v),
+        (Some(v), Provider::Anthropic) => anthropic::error::decode(v),
+        (Some(v), Provider::Gemini) => gemini::error::decode(v),
+        (None, _) => None,
+    }
+    .unwrap_or_else(|| ApiError {
+        kind: ApiErrorKind::Other,
+        status: None,
+        provider_type: None,
+        code: None,
+        param: None,
+        message: fallback_message(status, body),
+        request_id: None,
+        retry_after_ms: None,
+        in_band: false,
+        events_emitted: false,
+        body: None,
+    });
+    err.status = Some(status);
+    err.kind = ApiErrorKind::from_status(status);
+    if err.kind == ApiErrorKind::Other {
+        if let Some(k) = err
+            .provider_type
+            .as_deref()
+            .and_then(ApiErrorKind::from_provider_type)
+        {
+            err.kind = k;
+        }
+    }
+    err.request_id = crate::http::request_id(headers);
+    if let Some(ms) = crate::http::retry_after_ms(headers) {
+        err.retry_after_ms = Some(ms);
+    }
+    err.body = Some(body.to_string());
+    Error::Api(Box::new(err))
+}
+
+fn fallback_message(status: u16, body: &str) -> String {
+    let text: String = body.trim().chars().take(500).collect();
+    if text.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        text
+    }
+}
+
+/// An error payload's fields, as every provider's error decoder reads them.
+pub(crate) fn api_error_from(
+    provider_type: Option<String>,
+    message: Option<String>,
+    code: Option<String>,
+    param: Option<String>,
+) -> ApiError {
+    let kind = provider_type
+        .as_deref()
+        .and_then(ApiErrorKind::from_provider_type)
+        .unwrap_or(ApiErrorKind::Other);
+    ApiError {
+        kind,
+        status: None,
+        provider_type,
+        code,
+        param,
+        message: message.unwrap_or_else(|| "the provider reported an error".into()),
+        request_id: None,
+        retry_after_ms: None,
+        in_band: false,
+        events_emitted: false,
+        body: None,
+    }
+}
+
+/// A string field, or a number shown as a string (error codes are either).
+pub(crate) fn string_or_number(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Why a frame (or a non-streaming body) stops decoding.
+#[derive(Debug)]
+pub(crate) enum FrameFailure {
+    /// The provider reported an error in-band.
+    Api(Box<ApiError>),
+    /// The frame breaks the protocol.
+    Malformed(String),
+    /// The prompt or output was blocked.
+    ContentFilter { reason: String, message: String },
+}
+
+impl FrameFailure {
+    /// The core error, with what had been assembled.
+    pub(crate) fn into_error(self, status: Option<u16>, emitted: bool, partial: Response) -> Error {
+        match self {
+            FrameFailure::Api(mut e) => {
+                e.in_band = true;
+                e.status = e.status.or(status);
+                e.events_emitted = emitted;
+                Error::Api(e)
+            }
+            FrameFailure::Malformed(message) => Error::MalformedStream {
+                message,
+                events_emitted: emitted,
+                partial: Box::new(partial),
+            },
+            FrameFailure::ContentFilter { reason, message } => Error::ContentFilter {
+                reason,
+                message,
+                partial: Box::new(partial),
+            },
+        }
+    }
+}
+
+/// The per-provider frame decoders behind one type.
+#[derive(Debug)]
+pub(crate) enum FrameDecoder {
+    OpenAi(openai::stream::Decoder),
+    Anthropic(anthropic::stream::Decoder),
+    Gemini(gemini::stream::Decoder),
+}
+
+impl FrameDecoder {
+    pub(crate) fn new(provider: Provider) -> Self {
+        match provider {
+            Provider::OpenAi => {
+                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
+            }
+            Provider::OpenAiCompat => FrameDecoder::OpenAi(openaicompat::stream::decoder()),
+            Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
+            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::Decoder::default()),
+        }
+    }
+
+    /// Decodes one SSE event into deltas.
+    pub(crate) fn frame(
+        &mut self,
+        ev: &SseEvent,
+        out: &mut Vec<Delta>,
+    ) -> Result<(), FrameFailure> {
+        match self {
+            FrameDecoder::OpenAi(d) => d.frame(ev, out),
+            FrameDecoder::Anthropic(d) => d.frame(ev, out),
+            FrameDecoder::Gemini(d) => d.frame(ev, out),
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! OpenAI Chat Completions.
+//!
+//! API reference: <https://platform.openai.com/docs/api-reference/chat/create>
+//! and the streaming chunk object,
+//! <https://platform.openai.com/docs/api-reference/chat/streaming>.
+//!
+//! The same code serves OpenAI-compatible servers through [`Dialect`]; see
+//! [`crate::providers::openaicompat`] for the quirks it handles.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::accumulate::{provider_data, Delta};
+use crate::types::{FinishReason, Usage};
+
+pub mod error;
+pub mod request;
+pub mod response;
+pub mod stream;
+
+/// The default base URL.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Which flavour of the Chat Completions format is spoken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    /// An OpenAI-compatible server rather than OpenAI itself: `max_tokens`
+    /// instead of `max_completion_tokens`, reasoning replayed as
+    /// `reasoning_content`/`reasoning`, `stream_options` only when asked, and
+    /// the base URL is required.
+    pub compat: bool,
+}
+
+impl Dialect {
+    /// OpenAI itself.
+    pub const OPENAI: Dialect = Dialect { compat: false };
+    /// An OpenAI-compatible server.
+    pub const COMPAT: Dialect = Dialect { compat: true };
+
+    /// The key of this dialect's [`crate::types::ProviderData`].
+    pub fn key(self) -> &'static str {
+        if self.compat {
+            "openaicompat"
+        } else {
+            "openai"
+        }
+    }
+}
+
+/// Maps `finish_reason` to the neutral reason.
+pub fn map_finish_reason(raw: &str) -> FinishReason {
+    match raw {
+        "stop" | "eos" | "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "length" | "max_tokens" | "model_length" => FinishReason::Length,
+        "tool_calls" | "function_call" | "tool_use" => FinishReason::ToolCalls,
+        "content_filter" => FinishReason::ContentFilter,
+        "refusal" => FinishReason::Refusal,
+        "error" => FinishReason::Error,
+        _ => FinishReason::Other,
+    }
+}
+
+/// Reads an OpenAI usage object.
+pub(crate) fn map_usage(u: &Value) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+    Usage {
+        input: n(u.get("prompt_tokens")),
+        output: n(u.get("completion_tokens")),
+        cache_read: n(u.pointer("/prompt_tokens_details/cached_tokens"))
+            .or_else(|| n(u.get("prompt_cache_hit_tokens"))),
+        cache_write: None,
+        reasoning: n(u.pointer("/completion_tokens_details/reasoning_tokens")),
+        raw: Some(u.clone()),
+    }
+}
+
+/// The fields shared by a streamed `delta` and a whole `message`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireMessage {
+    #[serde(default)]
+    pub content: Option<Content>,
+    #[serde(default)]
+    pub reasoning_content: Option<String>,
+    #[serde(default)]
+    pub reasoning: Option<Value>,
+    #[serde(default)]
+    pub refusal: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Option<Vec<WireToolCall>>,
+}
+
+/// `content`: a string, or (Mistral) an array of typed chunks.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Content {
+    Text(String),
+    Chunks(Vec<Value>),
+    Other(serde::de::IgnoredAny),
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireToolCall {
+    #[serde(default)]
+    pub index: Option<Value>,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub function: Option<WireFunction>,
+    /// Gemini's OpenAI endpoint: `extra_content.google.thought_signature`.
+    #[serde(default)]
+    pub extra_content: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireFunction {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireChoice {
+    #[serde(default)]
+    pub delta: Option<WireMessage>,
+    #[serde(default)]
+    pub message: Option<WireMessage>,
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+/// A `chat.completion` or `chat.completion.chunk`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireCompletion {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub choices: Option<Vec<WireChoice>>,
+    #[serde(default)]
+    pub usage: Option<Value>,
+    #[serde(default)]
+    pub x_groq: Option<Value>,
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+impl WireCompletion {
+    /// The usage, wherever the server put it (`x_groq.usage` on Groq).
+    pub(crate) fn usage(&self) -> Option<Usage> {
+        self.usage
+            .as_ref()
+            .filter(|u| u.is_object())
+            .or_else(|| self.x_groq.as_ref().and_then(|x| x.get("usage")))
+            .filter(|u| u.is_object())
+            .map(map_usage)
+    }
+}
+
+/// Text, reasoning and refusal of a message or delta, as deltas.
+/// `announced` remembers that the reasoning field name was recorded.
+pub(crate) fn content_deltas(
+    msg: &mut WireMessage,
+    dialect: Dialect,
+    announced: &mut bool,
+    out: &mut Vec<Delta>,
+) {
+    let reasoning = match (msg.reasoning_content.take(), msg.reasoning.take()) {
+        (Some(r), _) if !r.is_empty() => Some(("reasoning_content", r)),
+        (_, Some(Value::String(r))) if !r.is_empty() => Some(("reasoning", r)),
+        _ => None,
+    };
+    if let Some((field, text)) = reasoning {
+        out.push(Delta::Reasoning(text));
+        if !*announced {
+            *announced = true;
+            out.push(Delta::PartData {
+                reasoning: true,
+                data: provider_data(dialect.key(), "reasoningField", Value::String(field.into())),
+            });
+        }
+    }
+    match msg.content.take() {
+        Some(Content::Text(t)) => out.push(Delta::Text(t)),
+        Some(Content::Chunks(chunks)) => {
+            for chunk in chunks {
+                typed_chunk(chunk, out);
+            }
+        }
+        Some(Content::Other(_)) | None => {}
+    }
+    if let Some(r) = msg.refusal.take() {
+        out.push(Delta::Refusal(r));
+    }
+}
+
+/// One Mistral-style typed content chunk: `{type: "text", text}` or
+/// `{type: "thinking", thinking: [chunks] | "text"}`.
+fn typed_chunk(chunk: Value, out: &mut Vec<Delta>) {
+    let Value::Object(mut obj) = chunk else {
+        return;
+    };
+    match obj.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(Value::String(t)) = obj.remove("text") {
+                out.push(Delta::Text(t));
+            }
+        }
+        Some("thinking") => match obj.remove("thinking") {
+            Some(Value::String(t)) => out.push(Delta::Reasoning(t)),
+            Some(Value::Array(parts)) => {
+                for p in parts {
+                    if let Some(t) = p.get("text").and_then(Value::as_str) {
+                        out.push(Delta::Reasoning(t.to_string()));
+                    }
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// The argument text of a call delta: a string fragment, or an object some
+/// servers send whole.
+pub(crate) fn arguments_text(v: Option<Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finish_reasons_map_to_neutral_ones() {
+        assert_eq!(map_finish_reason("stop"), FinishReason::Stop);
+        assert_eq!(map_finish_reason("length"), FinishReason::Length);
+        assert_eq!(map_finish_reason("tool_calls"), FinishReason::ToolCalls);
+        assert_eq!(map_finish_reason("function_call"), FinishReason::ToolCalls);
+        assert_eq!(
+            map_finish_reason("content_filter"),
+            FinishReason::ContentFilter
+        );
+        assert_eq!(map_finish_reason("whatever"), FinishReason::Other);
+    }
+
+    #[test]
+    fn usage_reads_cached_and_reasoning_details() {
+        let u = map_usage(&serde_json::json!({
+            "prompt_tokens": 10, "completion_tokens": 5,
+            "prompt_tokens_details": {"cached_tokens": 4},
+            "completion_tokens_details": {"reasoning_tokens": 2}
+        }));
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.reasoning),
+            (Some(10), Some(5), Some(4), Some(2))
+        );
+    }
+}

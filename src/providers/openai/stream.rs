@@ -1,0 +1,355 @@
+//! Stream frames (`chat.completion.chunk`) to deltas.
+//!
+//! Tool-call deltas are matched to calls by `id` when present, else by
+//! `index`, else to the most recent call; a delta with a new `id` on an
+//! `index` held by a different call, or with a second name on an index whose
+//! call already has complete arguments, is a new call (Ollama reuses index 0
+//! for parallel calls). Calls are whole at `finish_reason` or `[DONE]`.
+
+use serde_json::Value;
+
+use super::{arguments_text, content_deltas, map_finish_reason, Dialect, WireCompletion};
+use crate::accumulate::{is_json_object, provider_data, Delta};
+use crate::providers::FrameFailure;
+use crate::sse::SseEvent;
+
+#[derive(Debug)]
+struct Tracked {
+    slot: usize,
+    id: Option<String>,
+    index: Option<u64>,
+    named: bool,
+    /// The arguments so far form a complete JSON object (kept only to split
+    /// glued calls, never to decide that a call is whole).
+    arguments: String,
+}
+
+/// The frame decoder for OpenAI and OpenAI-compatible streams.
+#[derive(Debug)]
+pub struct Decoder {
+    dialect: Dialect,
+    calls: Vec<Tracked>,
+    next_slot: usize,
+    meta_seen: bool,
+    reasoning_announced: bool,
+}
+
+impl Decoder {
+    /// A decoder for `dialect`.
+    pub fn new(dialect: Dialect) -> Self {
+        Decoder {
+            dialect,
+            calls: Vec::new(),
+            next_slot: 0,
+            meta_seen: false,
+            reasoning_announced: false,
+        }
+    }
+
+    pub(crate) fn frame(
+        &mut self,
+        ev: &SseEvent,
+        out: &mut Vec<Delta>,
+    ) -> Result<(), FrameFailure> {
+        let data = ev.data.trim();
+        if data.is_empty() {
+            return Ok(());
+        }
+        if data == "[DONE]" {
+            out.push(Delta::ToolEndAll);
+            out.push(Delta::Terminal);
+            return Ok(());
+        }
+        let chunk: WireCompletion = match serde_json::from_str(data) {
+            Ok(c) => c,
+            Err(e) => {
+                // Proxies re-wrap keep-alive comments as `data: : ...`.
+                out.push(Delta::Warning {
+                    code: "non_json_data",
+                    message: format!("skipped a data line that is not a JSON chunk: {e}"),
+                });
+                return Ok(());
+            }
+        };
+        if let Some(err) = &chunk.error {
+            if let Some(e) = super::error::decode_error_object(err) {
+                return Err(FrameFailure::Api(Box::new(e)));
+            }
+        }
+        self.chunk(chunk, out);
+        Ok(())
+    }
+
+    fn chunk(&mut self, mut chunk: WireCompletion, out: &mut Vec<Delta>) {
+        if !self.meta_seen && (chunk.id.is_some() || chunk.model.is_some()) {
+            self.meta_seen = true;
+            out.push(Delta::Meta {
+                id: chunk.id.take(),
+                model: chunk.model.take(),
+            });
+        }
+        let usage = chunk.usage();
+        // Only the first choice is read; n > 1 is not supported.
+        if let Some(choice) = chunk.choices.take().and_then(|c| c.into_iter().next()) {
+            if let Some(mut delta) = choice.delta.or(choice.message) {
+                content_deltas(&mut delta, self.dialect, &mut self.reasoning_announced, out);
+                for call in delta.tool_calls.take().unwrap_or_default() {
+                    self.call_delta(call, out);
+                }
+            }
+            if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+                out.push(Delta::Finish {
+                    reason: map_finish_reason(&reason),
+                    raw: reason,
+                });
+                out.push(Delta::ToolEndAll);
+                out.push(Delta::Terminal);
+                self.calls.clear();
+            }
+        }
+        if let Some(u) = usage {
+            out.push(Delta::Usage(u));
+        }
+    }
+
+    fn call_delta(&mut self, call: super::WireToolCall, out: &mut Vec<Delta>) {
+        let id = call.id.filter(|s| !s.is_empty());
+        let index = call.index.as_ref().and_then(Value::as_u64);
+        let (name, args) = match call.function {
+            Some(f) => (
+                f.name.filter(|s| !s.is_empty()),
+                arguments_text(f.arguments),
+            ),
+            None => (None, None),
+        };
+        let pos = self.find(id.as_deref(), index, name.is_some());
+        let pos = match pos {
+            Some(p) => p,
+            None => {
+                self.calls.push(Tracked {
+                    slot: self.next_slot,
+                    id: None,
+                    index,
+                    named: false,
+                    arguments: String::new(),
+                });
+                self.next_slot += 1;
+                self.calls.len() - 1
+            }
+        };
+        let Some(tracked) = self.calls.get_mut(pos) else {
+            return;
+        };
+        if tracked.id.is_none() {
+            tracked.id.clone_from(&id);
+        }
+        if tracked.index.is_none() {
+            tracked.index = index;
+        }
+        tracked.named |= name.is_some();
+        let data = call
+            .extra_content
+            .map(|extra| provider_data(self.dialect.key(), "extra_content", extra));
+        out.push(Delta::ToolStart {
+            slot: tracked.slot,
+            id,
+            name,
+            data,
+        });
+        if let Some(fragment) = args.filter(|a| !a.is_empty()) {
+            tracked.arguments.push_str(&fragment);
+            out.push(Delta::ToolArgs {
+                slot: tracked.slot,
+                fragment,
+            });
+        }
+    }
+
+    /// The tracked call a delta continues, if any.
+    fn find(&mut self, id: Option<&str>, index: Option<u64>, has_name: bool) -> Option<usize> {
+        if let Some(id) = id {
+            if let Some(p) = self.calls.iter().rposition(|c| c.id.as_deref() == Some(id)) {
+                return Some(p);
+            }
+            // A first delta without an id, continued by one with an id.
+            return index.and_then(|ix| {
+                self.calls
+                    .iter()
+                    .rposition(|c| c.index == Some(ix) && c.id.is_none())
+            });
+        }
+        let pos = match index {
+            Some(ix) => self
+                .calls
+                .iter()
+                .rposition(|c| c.index == Some(ix))
+                .or_else(|| {
+                    // Gemini's endpoint: the first delta had no index, the next
+                    // ones do.
+                    match self.calls.last() {
+                        Some(last) if last.index.is_none() => Some(self.calls.len() - 1),
+                        _ => None,
+                    }
+                }),
+            None => self.calls.len().checked_sub(1),
+        }?;
+        let glued = self
+            .calls
+            .get(pos)
+            .is_some_and(|c| has_name && c.named && is_json_object(&c.arguments));
+        (!glued).then_some(pos)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use crate::types::StreamEvent;
+    use crate::{Provider, StreamDecoder};
+
+    fn sse(frames: &[&str]) -> Vec<u8> {
+        frames
+            .iter()
+            .map(|f| format!("data: {f}\n\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    fn calls(provider: Provider, frames: &[&str]) -> Vec<(String, String, String)> {
+        let (_, res) = StreamDecoder::decode_all(provider, &sse(frames));
+        res.unwrap()
+            .tool_calls
+            .into_iter()
+            .map(|c| (c.id, c.name, c.arguments))
+            .collect()
+    }
+
+    #[test]
+    fn ollama_parallel_calls_on_one_index_with_distinct_ids_stay_apart() {
+        let got = calls(
+            Provider::OpenAiCompat,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\":1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"g","arguments":"{\"y\":2}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+                "[DONE]",
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                ("a".into(), "f".into(), r#"{"x":1}"#.into()),
+                ("b".into(), "g".into(), r#"{"y":2}"#.into())
+            ]
+        );
+    }
+
+    #[test]
+    fn ollama_parallel_calls_without_ids_or_distinct_indexes_are_not_glued() {
+        let got = calls(
+            Provider::OpenAiCompat,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\":1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\":2}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+            ],
+        );
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].2, r#"{"x":2}"#);
+        assert_ne!(got[0].0, got[1].0, "generated ids are distinct");
+    }
+
+    #[test]
+    fn fragments_keyed_by_index_join_across_chunks() {
+        let got = calls(
+            Provider::OpenAi,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"g","arguments":""}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+                "[DONE]",
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                ("c1".into(), "f".into(), r#"{"a":1}"#.into()),
+                ("c2".into(), "g".into(), "{}".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_first_delta_without_index_is_continued_by_indexed_ones() {
+        let got = calls(
+            Provider::OpenAiCompat,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+            ],
+        );
+        assert_eq!(got, [("c1".into(), "f".into(), r#"{"a":1}"#.into())]);
+    }
+
+    #[test]
+    fn calls_in_the_finish_chunk_are_emitted() {
+        let got = calls(
+            Provider::OpenAiCompat,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"id":"abcdefghi","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+            ],
+        );
+        assert_eq!(got, [("abcdefghi".into(), "f".into(), "{}".into())]);
+    }
+
+    #[test]
+    fn non_json_data_is_skipped_with_a_warning() {
+        let (events, res) = StreamDecoder::decode_all(
+            Provider::OpenAiCompat,
+            &sse(&[
+                ": keep-alive",
+                r#"{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
+            ]),
+        );
+        assert_eq!(res.unwrap().text, "x");
+        assert!(matches!(&events[0], StreamEvent::Warning { code, .. } if code == "non_json_data"));
+    }
+
+    #[test]
+    fn an_error_frame_is_an_in_band_api_error() {
+        let (events, res) = StreamDecoder::decode_all(
+            Provider::OpenAi,
+            &sse(&[
+                r#"{"choices":[{"delta":{"content":"x"}}]}"#,
+                r#"{"error":{"message":"boom","type":"server_error"}}"#,
+            ]),
+        );
+        assert_eq!(events.len(), 1);
+        let Err(crate::Error::Api(e)) = res else {
+            panic!("{res:?}")
+        };
+        assert!(e.in_band && e.events_emitted);
+        assert_eq!(e.kind, crate::ApiErrorKind::Server);
+        assert!(!e.retryable());
+    }
+
+    #[test]
+    fn a_stream_without_finish_or_done_ended_early() {
+        let (_, res) = StreamDecoder::decode_all(
+            Provider::OpenAi,
+            &sse(&[r#"{"choices":[{"delta":{"content":"x"}}]}"#]),
+        );
+        let Err(crate::Error::StreamEndedEarly {
+            partial,
+            events_emitted: true,
+        }) = res
+        else {
+            panic!("{res:?}")
+        };
+        assert_eq!(partial.text, "x");
+    }
+}

@@ -1,0 +1,389 @@
+//! A byte-level decoder for server-sent events.
+//!
+//! Implements the parsing rules of the WHATWG HTML standard, section 9.2
+//! "Server-sent events", <https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation>:
+//!
+//! ```text
+//! stream        = [ bom ] *event
+//! event         = *( comment / field ) end-of-line
+//! comment       = colon *any-char end-of-line
+//! field         = 1*name-char [ colon [ space ] *any-char ] end-of-line
+//! end-of-line   = ( cr lf / cr / lf )
+//! ```
+//!
+//! - Lines end in LF, CR or CRLF; a CR that ends one chunk and the LF that
+//!   starts the next are one line end.
+//! - A leading byte-order mark is dropped. Invalid UTF-8 becomes U+FFFD, as
+//!   the standard's UTF-8 decode does; a character split across chunks is
+//!   decoded whole because lines are split on bytes first.
+//! - `:` lines are comments (keep-alives such as `: OPENROUTER PROCESSING`).
+//! - `data` lines of one event are joined with `\n`; `event`, `id` (ignored
+//!   when it contains NUL) and `retry` (digits only) are kept.
+//! - An empty line dispatches the event; an event without data is dropped.
+//!
+//! One deliberate extension: at the end of the body the standard discards an
+//! event that no blank line closed. [`SseDecoder::finish`] instead dispatches
+//! it when its lines were complete, because real servers end with
+//! `data: [DONE]\n` and nothing after. A last line cut off without any line
+//! end is still dropped.
+//!
+//! The decoder holds at most [`SseDecoder::max_event_bytes`] of one event
+//! (the pending line plus the data so far): a larger event is an
+//! [`Error::EventTooLarge`], not unbounded memory.
+
+use crate::error::Error;
+
+/// The default limit for one event: 16 MiB.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// One dispatched event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field; `None` means the default type, `message`.
+    pub event: Option<String>,
+    /// The data lines joined with `\n`.
+    pub data: String,
+    /// The last event id seen so far, if any.
+    pub id: Option<String>,
+}
+
+/// The incremental decoder: `feed` bytes as they arrive, `finish` at the end.
+#[derive(Debug)]
+pub struct SseDecoder {
+    /// Bytes of the line not yet ended.
+    line: Vec<u8>,
+    /// The last chunk ended in CR: an LF at the start of the next is part of
+    /// that line end.
+    after_cr: bool,
+    /// No line has been processed yet (a BOM may start the first one).
+    first_line: bool,
+    event: Option<String>,
+    data: String,
+    has_data: bool,
+    last_id: Option<String>,
+    retry: Option<u64>,
+    comments: u64,
+    max_event_bytes: usize,
+    failed: bool,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseDecoder {
+    /// A decoder with the default event size limit.
+    pub fn new() -> Self {
+        Self::with_max_event_bytes(DEFAULT_MAX_EVENT_BYTES)
+    }
+
+    /// A decoder that fails with [`Error::EventTooLarge`] once one event holds
+    /// more than `limit` bytes.
+    pub fn with_max_event_bytes(limit: usize) -> Self {
+        SseDecoder {
+            line: Vec::new(),
+            after_cr: false,
+            first_line: true,
+            event: None,
+            data: String::new(),
+            has_data: false,
+            last_id: None,
+            retry: None,
+            comments: 0,
+            max_event_bytes: limit,
+            failed: false,
+        }
+    }
+
+    /// The size limit for one event.
+    pub fn max_event_bytes(&self) -> usize {
+        self.max_event_bytes
+    }
+
+    /// The last `retry:` value, in milliseconds.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
+    }
+
+    /// How many comment lines were seen (keep-alives).
+    pub fn comments(&self) -> u64 {
+        self.comments
+    }
+
+    /// Decodes `chunk`, appending every event it completes to `out`.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), Error> {
+        if self.failed {
+            return Err(self.too_large());
+        }
+        let mut rest = chunk;
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some((b'\n', tail)) = rest.split_first() {
+                rest = tail;
+            }
+        }
+        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let (line, tail) = rest.split_at(pos);
+            let mut tail = tail.get(1..).unwrap_or_default();
+            if rest.get(pos) == Some(&b'\r') {
+                match tail.split_first() {
+                    Some((b'\n', t)) => tail = t,
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            if self.line.is_empty() {
+                self.check_size(line.len())?;
+                self.process_line(line, out);
+            } else {
+                self.check_size(self.line.len() + line.len())?;
+                let mut whole = std::mem::take(&mut self.line);
+                whole.extend_from_slice(line);
+                self.process_line(&whole, out);
+                whole.clear();
+                self.line = whole; // keep the allocation
+            }
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            self.check_size(self.line.len() + rest.len())?;
+            self.line.extend_from_slice(rest);
+        }
+        Ok(())
+    }
+
+    /// Ends the body: dispatches a last event whose lines were complete (see
+    /// the module docs) and drops a last line that no line end closed.
+    /// Returns whether such a cut-off line was dropped.
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<bool, Error> {
+        if self.failed {
+            return Err(self.too_large());
+        }
+        let dropped = !self.line.is_empty();
+        self.line.clear();
+        self.dispatch(out);
+        Ok(dropped)
+    }
+
+    fn too_large(&self) -> Error {
+        Error::EventTooLarge {
+            limit: self.max_event_bytes,
+        }
+    }
+
+    fn check_size(&mut self, line_len: usize) -> Result<(), Error> {
+        if self.data.len().saturating_add(line_len) > self.max_event_bytes {
+            self.failed = true;
+            self.line = Vec::new();
+            self.data = String::new();
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
+    fn process_line(&mut self, mut line: &[u8], out: &mut Vec<SseEvent>) {
+        if self.first_line {
+            self.first_line = false;
+            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+                line = rest;
+            }
+        }
+        if line.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        if line.first() == Some(&b':') {
+            self.comments += 1;
+            return;
+        }
+        let (name, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => {
+                let (name, value) = line.split_at(colon);
+                let value = value.get(1..).unwrap_or_default();
+                (name, value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        match name {
+            b"data" => {
+                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push('\n');
+                self.has_data = true;
+            }
+            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        let event = self.event.take();
+        if !self.has_data {
+            self.data.clear();
+            return;
+        }
+        self.has_data = false;
+        if self.data.ends_with('\n') {
+            self.data.pop();
+        }
+        out.push(SseEvent {
+            event,
+            data: std::mem::take(&mut self.data),
+            id: self.last_id.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn decode_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            d.feed(c, &mut out).unwrap();
+        }
+        d.finish(&mut out).unwrap();
+        out
+    }
+
+    fn data(events: &[SseEvent]) -> Vec<&str> {
+        events.iter().map(|e| e.data.as_str()).collect()
+    }
+
+    #[test]
+    fn lf_cr_and_crlf_all_end_lines() {
+        let ev = decode_chunks(&[b"data: a\n\ndata: b\r\rdata: c\r\n\r\n"]);
+        assert_eq!(data(&ev), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_crlf_split_across_chunks_is_one_line_end() {
+        // If the LF were a second line end it would dispatch "x" early and
+        // then "y" alone; as one line end both lines belong to one event.
+        let ev = decode_chunks(&[b"data: x\r", b"\ndata: y\r\n\r\n"]);
+        assert_eq!(data(&ev), ["x\ny"]);
+    }
+
+    #[test]
+    fn a_cr_ending_a_chunk_followed_by_a_non_lf_is_a_line_end() {
+        let ev = decode_chunks(&[b"data: x\r", b"\r"]);
+        assert_eq!(data(&ev), ["x"]);
+    }
+
+    #[test]
+    fn a_leading_bom_is_dropped_even_when_split() {
+        let ev = decode_chunks(&[b"\xEF\xBB", b"\xBFdata: a\n\n"]);
+        assert_eq!(data(&ev), ["a"]);
+        // Only at the start: a BOM later is data.
+        let ev = decode_chunks(&[b"data: a\n\n\xEF\xBB\xBFdata: b\n\n"]);
+        assert_eq!(ev.len(), 1);
+    }
+
+    #[test]
+    fn comments_are_ignored_and_counted() {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        d.feed(b": OPENROUTER PROCESSING\n\n: ping\ndata: a\n\n", &mut out)
+            .unwrap();
+        assert_eq!(data(&out), ["a"]);
+        assert_eq!(d.comments(), 2);
+    }
+
+    #[test]
+    fn multi_line_data_joins_with_newlines() {
+        let ev = decode_chunks(&[b"data: a\ndata:b\ndata\ndata:  c\n\n"]);
+        assert_eq!(data(&ev), ["a\nb\n\n c"]);
+    }
+
+    #[test]
+    fn event_id_and_retry_fields_are_kept() {
+        let ev = decode_chunks(&[b"event: ping\nid: 7\nretry: 300\ndata: {}\n\ndata: x\n\n"]);
+        assert_eq!(ev[0].event.as_deref(), Some("ping"));
+        assert_eq!(ev[0].id.as_deref(), Some("7"));
+        // The event type resets; the id persists.
+        assert_eq!(ev[1].event, None);
+        assert_eq!(ev[1].id.as_deref(), Some("7"));
+        let mut d = SseDecoder::new();
+        d.feed(b"retry: 300\nretry: x1\n", &mut Vec::new()).unwrap();
+        assert_eq!(d.retry(), Some(300));
+    }
+
+    #[test]
+    fn an_event_without_data_is_not_dispatched() {
+        let ev = decode_chunks(&[b"event: x\n\nid: 1\n\n"]);
+        assert!(ev.is_empty());
+    }
+
+    #[test]
+    fn utf8_split_across_chunks_decodes_whole() {
+        let text = "data: héllo 🌍\n\n".as_bytes();
+        for cut in 0..text.len() {
+            let ev = decode_chunks(&[&text[..cut], &text[cut..]]);
+            assert_eq!(data(&ev), ["héllo 🌍"], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_the_replacement_character() {
+        let ev = decode_chunks(&[b"data: a\xFFb\n\n"]);
+        assert_eq!(data(&ev), ["a\u{FFFD}b"]);
+    }
+
+    #[test]
+    fn a_last_event_without_a_blank_line_is_dispatched_at_finish() {
+        let ev = decode_chunks(&[b"data: {}\n\ndata: [DONE]\n"]);
+        assert_eq!(data(&ev), ["{}", "[DONE]"]);
+    }
+
+    #[test]
+    fn a_last_line_without_any_line_end_is_dropped_at_finish() {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        d.feed(b"data: {\"a\":1}\n\ndata: {\"tru", &mut out)
+            .unwrap();
+        assert!(d.finish(&mut out).unwrap());
+        assert_eq!(data(&out), ["{\"a\":1}"]);
+    }
+
+    #[test]
+    fn an_event_over_the_limit_is_an_error_not_unbounded_memory() {
+        let mut d = SseDecoder::with_max_event_bytes(16);
+        let mut out = Vec::new();
+        d.feed(b"data: 0123456789\n", &mut out).unwrap();
+        let err = d.feed(b"data: 0123456789\n", &mut out).unwrap_err();
+        assert_eq!(err, Error::EventTooLarge { limit: 16 });
+        // A long line without a line end hits the limit too.
+        let mut d = SseDecoder::with_max_event_bytes(16);
+        assert!(d.feed(&[b'x'; 10], &mut out).is_ok());
+        assert!(d.feed(&[b'x'; 10], &mut out).is_err());
+        // The decoder stays failed.
+        assert!(d.feed(b"\n\n", &mut out).is_err());
+        assert!(d.finish(&mut out).is_err());
+    }
+
+    #[test]
+    fn the_limit_is_per_event() {
+        let mut d = SseDecoder::with_max_event_bytes(16);
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            d.feed(b"data: 0123456789\n\n", &mut out).unwrap();
+        }
+        assert_eq!(out.len(), 100);
+    }
+
+    #[test]
+    fn a_field_without_a_colon_has_an_empty_value() {
+        let ev = decode_chunks(&[b"data\n\n"]);
+        assert_eq!(data(&ev), [""]);
+    }
+}

@@ -1,0 +1,578 @@
+//! The provider-neutral model: messages, parts, tools, requests, responses
+//! and stream events.
+//!
+//! Every type here serialises to plain JSON with camelCase field names, so a
+//! history saved with `JSON.stringify` (or `serde_json::to_string`) and loaded
+//! again replays identically. Enums that JavaScript switches on are tagged by
+//! a `type` field.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who said a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions. Anthropic and Gemini take these out of the message list
+    /// and send them as the system prompt.
+    System,
+    /// The person (or program) talking to the model.
+    User,
+    /// The model's turn, including its tool calls.
+    Assistant,
+    /// Results of tool calls, answering the preceding assistant turn.
+    Tool,
+}
+
+/// One message of a conversation: a role and its ordered parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who said it.
+    pub role: Role,
+    /// What was said, in order.
+    #[serde(default)]
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// A message with one text part.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Message {
+            role,
+            parts: vec![Part::Text {
+                text: text.into(),
+                provider_data: None,
+            }],
+        }
+    }
+
+    /// A user message with one text part.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::text(Role::User, text)
+    }
+
+    /// All text parts, concatenated without a separator.
+    pub fn joined_text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            if let Part::Text { text, .. } = part {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    /// The tool calls this message makes, in order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                } => Some(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Opaque data a provider needs back when the part is replayed, keyed by
+/// adapter name (`"gemini"`, `"openaicompat"`, ...): a Gemini
+/// `thoughtSignature`, the field an OpenAI-compatible server used for its
+/// reasoning. Adapters read only their own key, so a history can move between
+/// providers without sending one provider's data to another.
+pub type ProviderData = Map<String, Value>;
+
+/// One piece of a message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
+    /// An image, by URL or as base64 data with its media type.
+    Image {
+        /// An `https:` or `data:` URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Base64 data (no `data:` prefix).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// The media type of `data`, e.g. `image/png`.
+        #[serde(default, rename = "mediaType", skip_serializing_if = "Option::is_none")]
+        media_type: Option<String>,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
+    /// A call of a client tool made by the model.
+    ToolCall {
+        /// The call id; tool results answer it.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The complete JSON text of the arguments.
+        arguments: String,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
+    /// The result of a tool call, sent back to the model.
+    ToolResult {
+        /// The id of the call this answers.
+        #[serde(rename = "callId")]
+        call_id: String,
+        /// The result, as text (often JSON text).
+        content: String,
+        /// Whether the tool failed; `content` then describes the error.
+        #[serde(default, rename = "isError", skip_serializing_if = "is_false")]
+        is_error: bool,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
+    /// The model's reasoning ("thinking").
+    Reasoning {
+        /// The reasoning text (may be a summary, or empty when only a
+        /// signature was returned).
+        text: String,
+        /// Anthropic's thinking signature, needed to replay the block.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+        /// Anthropic's opaque `redacted_thinking` data.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redacted: Option<String>,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
+    /// A provider-specific block with no neutral equivalent (Anthropic
+    /// server-tool calls and results, compaction summaries, ...), kept whole
+    /// so that the turn replays exactly to the same provider. Other adapters
+    /// leave it out.
+    Provider {
+        /// The adapter that produced it, e.g. `"anthropic"`.
+        provider: String,
+        /// The provider's block, as received.
+        data: Value,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A tool the model may call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// The name the model calls it by. Must not be empty.
+    pub name: String,
+    /// What the tool does, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A JSON Schema for the arguments object. `None` means no arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+/// A complete call of a client tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call id, to answer with [`crate::tool_result_message`].
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The complete JSON text of the arguments (an object).
+    pub arguments: String,
+}
+
+/// A tool call that did not complete: the stream ended, the output limit was
+/// hit inside it, or its arguments are not valid JSON. It is never handed out
+/// as an executable [`ToolCall`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncompleteToolCall {
+    /// The call id, if one arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool name, if one arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The argument text received so far.
+    pub arguments: String,
+    /// Why the call is incomplete.
+    pub reason: String,
+}
+
+/// How the model may use the tools.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolChoice {
+    /// `"auto"`, `"none"` or `"required"`.
+    Mode(ToolChoiceMode),
+    /// `{ "type": "tool", "name": "..." }`: this tool must be called.
+    Tool(NamedToolChoice),
+}
+
+/// The tool-choice modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoiceMode {
+    /// The model decides.
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+}
+
+/// A tool the model must call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedToolChoice {
+    /// Always `"tool"`.
+    #[serde(rename = "type")]
+    pub kind: NamedToolTag,
+    /// The tool's name.
+    pub name: String,
+}
+
+/// The tag of [`NamedToolChoice`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NamedToolTag {
+    /// `"tool"`.
+    Tool,
+}
+
+/// One request to a chat model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// The model; required unless the client has a default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The conversation so far.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// Tools the model may call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
+    /// How the model may use the tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// The output token limit. Anthropic requires one: see
+    /// [`crate::providers::anthropic::DEFAULT_MAX_TOKENS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+    /// A JSON object deep-merged into the provider's request body last, for
+    /// anything the model does not cover (`reasoning_effort`, `thinking`,
+    /// `safetySettings`, ...). Its values win over skyl's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_options: Option<Map<String, Value>>,
+}
+
+/// Token counts as the provider reported them.
+///
+/// `input` and `output` are the provider's own numbers, not re-based: OpenAI
+/// and Gemini count cached input inside `input`; Anthropic does not (add
+/// `cache_read` and `cache_write` for its total). Gemini's `output` excludes
+/// its `reasoning` tokens; OpenAI's includes them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input (prompt) tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<u64>,
+    /// Output (completion) tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+    /// Input tokens read from the provider's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<u64>,
+    /// Input tokens written to the provider's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<u64>,
+    /// Reasoning tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
+    /// The provider's usage object, untouched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Value>,
+}
+
+/// Why the model stopped, normalised across providers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end or a stop sequence.
+    Stop,
+    /// The output token limit.
+    Length,
+    /// The model called tools and waits for their results.
+    ToolCalls,
+    /// The provider's content filter stopped or blocked the output.
+    ContentFilter,
+    /// The model refused.
+    Refusal,
+    /// The provider paused a long turn (Anthropic `pause_turn`): send the turn
+    /// back to continue.
+    Pause,
+    /// The provider reported an error in place of a finish.
+    Error,
+    /// Anything else; see the raw reason.
+    #[default]
+    Other,
+}
+
+/// A complete model turn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    /// The provider's response id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The model that answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The assistant turn, ready to append to the history and replay.
+    pub message: Message,
+    /// All text of the turn, concatenated.
+    pub text: String,
+    /// All reasoning text of the turn, concatenated.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+    /// The complete client tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Tool calls that did not complete and must not be executed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub incomplete_tool_calls: Vec<IncompleteToolCall>,
+    /// A refusal message (OpenAI `refusal`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+    /// Token counts.
+    pub usage: Usage,
+    /// Why the model stopped.
+    pub finish_reason: FinishReason,
+    /// The provider's own finish reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_finish_reason: Option<String>,
+}
+
+/// The provider frame an event came from: the SSE `data` text (for a
+/// non-streaming response, the whole body). Shared, cheap to clone.
+pub type Raw = Arc<str>;
+
+/// One event of a streamed response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// A piece of assistant text.
+    Text {
+        /// The new text.
+        text: String,
+        /// The frame it came from.
+        raw: Raw,
+    },
+    /// A piece of reasoning text.
+    Reasoning {
+        /// The new text.
+        text: String,
+        /// The frame it came from.
+        raw: Raw,
+    },
+    /// A whole tool call, emitted once, when its arguments are complete.
+    ToolCall {
+        /// The call.
+        call: ToolCall,
+        /// The frame that completed it.
+        raw: Raw,
+    },
+    /// Final token counts, just before `finish`.
+    Usage {
+        /// The counts.
+        usage: Usage,
+        /// The frame that last updated them.
+        raw: Raw,
+    },
+    /// Something odd that did not stop the stream.
+    Warning {
+        /// A stable code, e.g. `tool_call_incomplete`, `non_json_data`.
+        code: String,
+        /// What happened.
+        message: String,
+        /// The frame it concerns.
+        raw: Raw,
+    },
+    /// The end of the turn, with the assembled response.
+    Finish {
+        /// The whole response, as [`crate::decode_response`] gives for the
+        /// same content.
+        response: Box<Response>,
+        /// The terminal frame.
+        raw: Raw,
+    },
+}
+
+impl StreamEvent {
+    /// The provider frame this event came from.
+    pub fn raw(&self) -> &Raw {
+        match self {
+            StreamEvent::Text { raw, .. }
+            | StreamEvent::Reasoning { raw, .. }
+            | StreamEvent::ToolCall { raw, .. }
+            | StreamEvent::Usage { raw, .. }
+            | StreamEvent::Warning { raw, .. }
+            | StreamEvent::Finish { raw, .. } => raw,
+        }
+    }
+}
+
+/// A `tool` message answering `call_id` with `content`.
+pub fn tool_result_message(call_id: impl Into<String>, content: impl Into<String>) -> Message {
+    Message {
+        role: Role::Tool,
+        parts: vec![Part::ToolResult {
+            call_id: call_id.into(),
+            content: content.into(),
+            is_error: false,
+            provider_data: None,
+        }],
+    }
+}
+
+/// A `tool` message telling the model that the call `call_id` failed with
+/// `error`.
+pub fn tool_error_message(call_id: impl Into<String>, error: impl Into<String>) -> Message {
+    Message {
+        role: Role::Tool,
+        parts: vec![Part::ToolResult {
+            call_id: call_id.into(),
+            content: error.into(),
+            is_error: true,
+            provider_data: None,
+        }],
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_round_trips_through_json_unchanged() {
+        let msg = Message {
+            role: Role::Assistant,
+            parts: vec![
+                Part::Reasoning {
+                    text: "think".into(),
+                    signature: Some("sig".into()),
+                    redacted: None,
+                    provider_data: None,
+                },
+                Part::Text {
+                    text: "hi".into(),
+                    provider_data: Some(
+                        serde_json::from_str(r#"{"gemini":{"thoughtSignature":"x"}}"#).unwrap(),
+                    ),
+                },
+                Part::ToolCall {
+                    id: "c1".into(),
+                    name: "f".into(),
+                    arguments: "{\"a\":1}".into(),
+                    provider_data: None,
+                },
+                Part::Provider {
+                    provider: "anthropic".into(),
+                    data: serde_json::json!({"type": "server_tool_use", "id": "s"}),
+                },
+            ],
+        };
+        let text = serde_json::to_string(&msg).unwrap();
+        assert!(text.contains(r#""type":"tool_call""#));
+        assert!(text.contains(r#""providerData""#));
+        let back: Message = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, msg);
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    }
+
+    #[test]
+    fn tool_choice_accepts_a_mode_string_or_a_named_tool() {
+        let auto: ToolChoice = serde_json::from_str(r#""auto""#).unwrap();
+        assert_eq!(auto, ToolChoice::Mode(ToolChoiceMode::Auto));
+        let named: ToolChoice = serde_json::from_str(r#"{"type":"tool","name":"f"}"#).unwrap();
+        assert_eq!(
+            named,
+            ToolChoice::Tool(NamedToolChoice {
+                kind: NamedToolTag::Tool,
+                name: "f".into()
+            })
+        );
+        assert!(serde_json::from_str::<ToolChoice>(r#""sometimes""#).is_err());
+    }
+
+    #[test]
+    fn tool_helpers_build_tool_messages() {
+        let ok = tool_result_message("c1", "42");
+        let err = tool_error_message("c2", "boom");
+        assert_eq!(ok.role, Role::Tool);
+        assert!(matches!(
+            &ok.parts[..],
+            [Part::ToolResult {
+                is_error: false,
+                ..
+            }]
+        ));
+        assert!(
+            matches!(&err.parts[..], [Part::ToolResult { is_error: true, content, .. }] if content == "boom")
+        );
+        let json = serde_json::to_value(&err).unwrap();
+        assert_eq!(json["parts"][0]["isError"], true);
+        assert_eq!(json["parts"][0]["callId"], "c2");
+    }
+}

@@ -1,0 +1,241 @@
+//! Validation of tools, tool calls and requests, with precise errors.
+//!
+//! [`crate::encode_request`] runs [`validate_request`] first, so nothing
+//! invalid is ever sent.
+
+use std::collections::HashSet;
+
+use crate::error::Error;
+use crate::types::{Part, Request, Role, Tool, ToolCall};
+
+/// A tool needs a non-empty name; its parameters, when given, must be a JSON
+/// object (a schema).
+pub fn validate_tool(tool: &Tool) -> Result<(), Error> {
+    check_tool(tool, "tool")
+}
+
+fn check_tool(tool: &Tool, path: &str) -> Result<(), Error> {
+    if tool.name.trim().is_empty() {
+        return Err(Error::invalid_request(
+            format!("{path}.name"),
+            "a tool needs a non-empty name",
+        ));
+    }
+    if let Some(p) = &tool.parameters {
+        if !p.is_object() {
+            return Err(Error::invalid_request(
+                format!("{path}.parameters"),
+                format!(
+                    "tool {:?}: parameters must be a JSON Schema object",
+                    tool.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A tool call needs an id and a name.
+pub fn validate_tool_call(call: &ToolCall) -> Result<(), Error> {
+    check_call(&call.id, &call.name, "toolCall")
+}
+
+fn check_call(id: &str, name: &str, path: &str) -> Result<(), Error> {
+    if id.is_empty() {
+        return Err(Error::invalid_request(
+            format!("{path}.id"),
+            "a tool call needs an id",
+        ));
+    }
+    if name.is_empty() {
+        return Err(Error::invalid_request(
+            format!("{path}.name"),
+            format!("tool call {id:?} needs a name"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a whole request: tools (names unique), tool calls in the history,
+/// and that every tool result answers a call made earlier in the history.
+pub fn validate_request(req: &Request) -> Result<(), Error> {
+    let mut names = HashSet::new();
+    for (i, tool) in req.tools.iter().enumerate() {
+        let path = format!("tools[{i}]");
+        check_tool(tool, &path)?;
+        if !names.insert(tool.name.as_str()) {
+            return Err(Error::invalid_request(
+                format!("{path}.name"),
+                format!("tool {:?} is declared twice", tool.name),
+            ));
+        }
+    }
+    if let Some(crate::types::ToolChoice::Tool(named)) = &req.tool_choice {
+        if !names.contains(named.name.as_str()) {
+            return Err(Error::invalid_request(
+                "toolChoice.name",
+                format!(
+                    "tool choice names {:?}, which is not among the tools",
+                    named.name
+                ),
+            ));
+        }
+    }
+    let mut calls: HashSet<&str> = HashSet::new();
+    for (m, msg) in req.messages.iter().enumerate() {
+        for (p, part) in msg.parts.iter().enumerate() {
+            let path = format!("messages[{m}].parts[{p}]");
+            match part {
+                Part::ToolCall { id, name, .. } => {
+                    if msg.role != Role::Assistant {
+                        return Err(Error::invalid_request(
+                            path,
+                            "tool calls belong in assistant messages",
+                        ));
+                    }
+                    check_call(id, name, &path)?;
+                    calls.insert(id);
+                }
+                Part::ToolResult { call_id, .. } => {
+                    if msg.role == Role::Assistant || msg.role == Role::System {
+                        return Err(Error::invalid_request(
+                            path,
+                            "tool results belong in tool (or user) messages",
+                        ));
+                    }
+                    if !calls.contains(call_id.as_str()) {
+                        return Err(Error::invalid_request(
+                            format!("{path}.callId"),
+                            format!("tool result answers unknown call id {call_id:?}"),
+                        ));
+                    }
+                }
+                Part::Image {
+                    url: None,
+                    data: None,
+                    ..
+                } => {
+                    return Err(Error::invalid_request(
+                        path,
+                        "an image needs a url or base64 data",
+                    ));
+                }
+                Part::Image {
+                    url: None,
+                    media_type: None,
+                    ..
+                } => {
+                    return Err(Error::invalid_request(
+                        format!("{path}.mediaType"),
+                        "base64 image data needs a mediaType",
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{tool_result_message, Message};
+
+    fn call_msg(id: &str, name: &str) -> Message {
+        Message {
+            role: Role::Assistant,
+            parts: vec![Part::ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: "{}".into(),
+                provider_data: None,
+            }],
+        }
+    }
+
+    fn tool(name: &str) -> Tool {
+        Tool {
+            name: name.into(),
+            description: None,
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn a_tool_without_a_name_is_rejected() {
+        let err = validate_tool(&tool(" ")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid request: tool.name: a tool needs a non-empty name"
+        );
+    }
+
+    #[test]
+    fn a_tool_whose_parameters_are_not_an_object_is_rejected() {
+        let mut t = tool("f");
+        t.parameters = Some(serde_json::json!("string"));
+        assert!(validate_tool(&t).is_err());
+    }
+
+    #[test]
+    fn a_tool_call_without_id_or_name_is_rejected() {
+        let no_id = ToolCall {
+            id: "".into(),
+            name: "f".into(),
+            arguments: "{}".into(),
+        };
+        let no_name = ToolCall {
+            id: "c".into(),
+            name: "".into(),
+            arguments: "{}".into(),
+        };
+        assert!(
+            matches!(validate_tool_call(&no_id), Err(Error::InvalidRequest { path, .. }) if path == "toolCall.id")
+        );
+        assert!(
+            matches!(validate_tool_call(&no_name), Err(Error::InvalidRequest { path, .. }) if path == "toolCall.name")
+        );
+    }
+
+    #[test]
+    fn a_tool_result_for_an_unknown_call_is_rejected_with_its_path() {
+        let req = Request {
+            messages: vec![
+                Message::user("hi"),
+                call_msg("c1", "f"),
+                tool_result_message("c2", "x"),
+            ],
+            ..Request::default()
+        };
+        let err = validate_request(&req).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid request: messages[2].parts[0].callId: tool result answers unknown call id \"c2\""
+        );
+        let ok = Request {
+            messages: vec![
+                Message::user("hi"),
+                call_msg("c1", "f"),
+                tool_result_message("c1", "x"),
+            ],
+            ..Request::default()
+        };
+        assert!(validate_request(&ok).is_ok());
+    }
+
+    #[test]
+    fn duplicate_tools_and_an_unknown_tool_choice_are_rejected() {
+        let req = Request {
+            tools: vec![tool("f"), tool("f")],
+            ..Request::default()
+        };
+        assert!(validate_request(&req).is_err());
+        let req = Request {
+            tools: vec![tool("f")],
+            tool_choice: Some(serde_json::from_str(r#"{"type":"tool","name":"g"}"#).unwrap()),
+            ..Request::default()
+        };
+        assert!(validate_request(&req).is_err());
+    }
+}
