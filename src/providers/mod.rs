@@ -217,6 +217,38 @@ pub(crate) fn deep_merge(into: &mut Map<String, Value>, from: &Map<String, Value
     }
 }
 
+/// The parameters schema of a tool as every provider accepts it: the given
+/// schema with a top-level `"type": "object"` (tool arguments are always an
+/// object), `$defs`, `$ref`, `oneOf` and every other keyword kept, and
+/// non-string entries of `required` dropped. A schema that already
+/// satisfies this is returned unchanged. No parameters give
+/// `{"type": "object", "properties": {}}`.
+pub fn object_schema(parameters: Option<&Value>) -> Value {
+    let Some(Value::Object(given)) = parameters else {
+        return serde_json::json!({"type": "object", "properties": {}});
+    };
+    let mut schema = given.clone();
+    match schema.get_mut("required") {
+        Some(Value::Array(required)) => required.retain(Value::is_string),
+        Some(_) => {
+            schema.remove("required");
+        }
+        None => {}
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return Value::Object(schema);
+    }
+    // Insert (or correct) "type" first, as the providers document it.
+    let mut ordered = Map::new();
+    ordered.insert("type".into(), Value::from("object"));
+    for (k, v) in schema {
+        if k != "type" {
+            ordered.insert(k, v);
+        }
+    }
+    Value::Object(ordered)
+}
+
 /// Decodes a non-streaming response body. An error payload inside it (a 200
 /// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
 /// [`Error::ContentFilter`].

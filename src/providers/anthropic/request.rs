@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
-use crate::providers::{join_url, EncodeInput, Encoded};
+use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
 use crate::types::{Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Messages API.
@@ -90,7 +90,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
                 if let Some(d) = &t.description {
                     tool.insert("description".into(), json!(d));
                 }
-                tool.insert("input_schema".into(), input_schema(t.parameters.as_ref()));
+                tool.insert("input_schema".into(), object_schema(t.parameters.as_ref()));
                 Value::Object(tool)
             })
             .collect();
@@ -140,7 +140,7 @@ fn encode_part(part: &Part, role: Role) -> Result<Option<Value>, String> {
             ..
         } => {
             let input = tool_input(arguments)?;
-            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+            json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": input})
         }
         Part::ToolResult {
             call_id,
@@ -150,7 +150,7 @@ fn encode_part(part: &Part, role: Role) -> Result<Option<Value>, String> {
         } => {
             let mut b = Map::new();
             b.insert("type".into(), json!("tool_result"));
-            b.insert("tool_use_id".into(), json!(call_id));
+            b.insert("tool_use_id".into(), json!(tool_id(call_id)));
             b.insert("content".into(), json!(content));
             if *is_error {
                 b.insert("is_error".into(), json!(true));
@@ -174,6 +174,21 @@ fn encode_part(part: &Part, role: Role) -> Result<Option<Value>, String> {
         Part::Provider { provider, data } if provider == NAME => data.clone(),
         Part::Provider { .. } => return Ok(None),
     }))
+}
+
+/// A tool-call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): ids from
+/// other providers (Gemini's `name#2`) get every other character replaced by
+/// `_`, the same way in the call and its result.
+fn tool_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The `input` of a replayed tool call: its arguments, which must be a JSON
@@ -214,45 +229,19 @@ fn image_block(
     }
 }
 
-/// The `input_schema` for a tool: the given schema with a top-level
-/// `"type": "object"` (the API requires it), `$defs`, `$ref`, `oneOf` and
-/// every other keyword kept, and non-string entries of `required` dropped.
-/// No parameters give `{"type": "object", "properties": {}}`.
-pub fn input_schema(parameters: Option<&Value>) -> Value {
-    let mut schema = match parameters {
-        Some(Value::Object(m)) => m.clone(),
-        _ => {
-            let mut m = Map::new();
-            m.insert("properties".into(), Value::Object(Map::new()));
-            m
-        }
-    };
-    schema.insert("type".into(), json!("object"));
-    match schema.get_mut("required") {
-        Some(Value::Array(required)) => required.retain(Value::is_string),
-        Some(_) => {
-            schema.remove("required");
-        }
-        None => {}
-    }
-    // Keep "type" first, as the API documents it.
-    let mut ordered = Map::new();
-    ordered.insert("type".into(), json!("object"));
-    for (k, v) in schema {
-        if k != "type" {
-            ordered.insert(k, v);
-        }
-    }
-    Value::Object(ordered)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn foreign_tool_ids_are_made_valid_for_anthropic() {
+        assert_eq!(tool_id("read_screen#2"), "read_screen_2");
+        assert_eq!(tool_id("toolu_01A-b"), "toolu_01A-b");
+    }
+
+    #[test]
     fn the_schema_gets_a_top_level_object_type_and_keeps_refs() {
-        let s = input_schema(Some(&json!({
+        let s = object_schema(Some(&json!({
             "$defs": {"a": {"type": "string"}},
             "oneOf": [{"$ref": "#/$defs/a"}],
             "required": ["x", 1, null, "y"]
@@ -262,11 +251,11 @@ mod tests {
             json!({"type": "object", "$defs": {"a": {"type": "string"}}, "oneOf": [{"$ref": "#/$defs/a"}], "required": ["x", "y"]})
         );
         assert_eq!(
-            input_schema(None),
+            object_schema(None),
             json!({"type": "object", "properties": {}})
         );
         assert_eq!(
-            input_schema(Some(&json!({"type": "array", "required": true}))),
+            object_schema(Some(&json!({"type": "array", "required": true}))),
             json!({"type": "object"})
         );
     }

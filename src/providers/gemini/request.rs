@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
-use crate::providers::{join_url, EncodeInput, Encoded};
+use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
 use crate::types::{Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
@@ -104,11 +104,14 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
                 if let Some(desc) = &t.description {
                     d.insert("description".into(), json!(desc));
                 }
-                if let Some(p) = &t.parameters {
+                if t.parameters.is_some() {
                     // Full JSON Schema; `parameters` takes only an OpenAPI
                     // subset and rejects keywords such as
                     // `additionalProperties`.
-                    d.insert("parametersJsonSchema".into(), p.clone());
+                    d.insert(
+                        "parametersJsonSchema".into(),
+                        object_schema(t.parameters.as_ref()),
+                    );
                 }
                 Value::Object(d)
             })

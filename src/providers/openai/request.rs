@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
-use crate::providers::{join_url, EncodeInput, Encoded};
+use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
 use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for OpenAI or a compatible server.
@@ -26,11 +26,19 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
     }
 
     let mut messages = Vec::new();
-    if let Some(system) = &req.system {
-        messages.push(json!({"role": "system", "content": system}));
-    }
+    let mut system: Vec<String> = req.system.iter().cloned().collect();
     for (i, msg) in req.messages.iter().enumerate() {
+        if dialect.compat && msg.role == Role::System {
+            // Many chat templates of compatible servers accept one system
+            // message, first: all system text goes there.
+            system.push(msg.joined_text());
+            continue;
+        }
         encode_message(msg, i, dialect, &mut messages)?;
+    }
+    let system: Vec<String> = system.into_iter().filter(|s| !s.is_empty()).collect();
+    if !system.is_empty() {
+        messages.insert(0, json!({"role": "system", "content": system.join("\n\n")}));
     }
 
     let mut body = Map::new();
@@ -46,12 +54,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
                 if let Some(d) = &t.description {
                     f.insert("description".into(), json!(d));
                 }
-                f.insert(
-                    "parameters".into(),
-                    t.parameters
-                        .clone()
-                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-                );
+                f.insert("parameters".into(), object_schema(t.parameters.as_ref()));
                 json!({"type": "function", "function": f})
             })
             .collect();
@@ -161,6 +164,12 @@ fn encode_message(
                         let mut call = Map::new();
                         call.insert("id".into(), json!(id));
                         call.insert("type".into(), json!("function"));
+                        // Servers that parse arguments reject "".
+                        let arguments = if arguments.trim().is_empty() {
+                            "{}"
+                        } else {
+                            arguments.as_str()
+                        };
                         call.insert(
                             "function".into(),
                             json!({"name": name, "arguments": arguments}),
@@ -174,19 +183,22 @@ fn encode_message(
                         }
                         calls.push(Value::Object(call));
                     }
+                    // Reasoning an OpenAI-compatible server sent is replayed
+                    // under the field it came in (DeepSeek rejects a tool
+                    // loop without it); other providers' reasoning is not.
                     Part::Reasoning {
                         text,
                         provider_data,
                         ..
                     } if dialect.compat => {
-                        reasoning.push_str(text);
                         if let Some(field) = provider_data
                             .as_ref()
                             .and_then(|d| d.get(dialect.key()))
                             .and_then(|d| d.get("reasoningField"))
                             .and_then(Value::as_str)
                         {
-                            if field == "reasoning" || field == "reasoning_content" {
+                            reasoning.push_str(text);
+                            if field == "reasoning" {
                                 reasoning_field = field.to_string();
                             }
                         }
@@ -199,6 +211,10 @@ fn encode_message(
                 m.insert(reasoning_field, json!(reasoning));
             }
             if !calls.is_empty() {
+                if !dialect.compat && msg.joined_text().is_empty() {
+                    // The documented form for a turn of only tool calls.
+                    m.insert("content".into(), Value::Null);
+                }
                 m.insert("tool_calls".into(), Value::Array(calls));
             }
             out.push(Value::Object(m));
