@@ -303,7 +303,8 @@ pub struct Request {
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// Nucleus sampling.
+    /// Nucleus sampling. Recent Anthropic models (Claude 4.5 and later)
+    /// reject a request that sets both `temperature` and `top_p`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
     /// Stop sequences.

@@ -93,9 +93,10 @@ impl Decoder {
                 Ok(())
             }
             "message_stop" => {
+                // A tool_use block still open here never reached its
+                // content_block_stop: the accumulator reports it incomplete.
                 self.open_message = None;
                 self.blocks.clear();
-                out.push(Delta::ToolEndAll);
                 out.push(Delta::Terminal);
                 Ok(())
             }
@@ -411,6 +412,25 @@ mod tests {
             panic!("{res:?}")
         };
         assert_eq!(partial.text, "Hel");
+    }
+
+    #[test]
+    fn a_tool_use_block_without_its_stop_is_incomplete_even_after_message_stop() {
+        let body = sse(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}"#,
+            r#"{"type":"message_stop"}"#,
+        ]);
+        let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &body);
+        assert!(events
+            .iter()
+            .all(|e| !matches!(e, StreamEvent::ToolCall { .. })));
+        let res = res.unwrap();
+        assert!(res.tool_calls.is_empty());
+        assert_eq!(res.incomplete_tool_calls.len(), 1);
+        assert_eq!(res.finish_reason, crate::FinishReason::Length);
     }
 
     #[test]

@@ -1,0 +1,211 @@
+//! A stream and a non-streaming response with the same content decode to the
+//! same `Response`.
+//!
+//! For each of the 60 recorded non-streaming responses, the equivalent
+//! stream is written in the provider's own SSE format (text, reasoning and
+//! arguments split into small pieces, as providers send them) and both are
+//! decoded; the two `Response`s must be equal in every field, including the
+//! replayable message and the raw usage.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{json, Value};
+use skyl::{decode_response, Provider, StreamDecoder};
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = common::cases()
+        .into_iter()
+        .filter(|c| c.kind == "response")
+        .map(|case| {
+            Trial::test(case.id(), move || {
+                let body = String::from_utf8(case.body())?;
+                check(case.provider, &body)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn check(provider: Provider, body: &str) -> Result<(), Failed> {
+    let whole = decode_response(provider, body).map_err(|e| format!("response: {e:?}"))?;
+    let value: Value = serde_json::from_str(body)?;
+    let stream = match provider {
+        Provider::OpenAi | Provider::OpenAiCompat => openai_stream(&value),
+        Provider::Anthropic => anthropic_stream(&value),
+        Provider::Gemini => gemini_stream(&value),
+    };
+    let (_, streamed) = StreamDecoder::decode_all(provider, stream.as_bytes());
+    let streamed = streamed.map_err(|e| format!("stream: {e:?}"))?;
+    if streamed != whole {
+        return Err(format!(
+            "the stream and the response differ:\n stream:   {streamed:?}\n response: {whole:?}"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `s` in pieces of at most 7 characters (never splitting a character).
+fn pieces(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars.chunks(7).map(|c| c.iter().collect()).collect()
+}
+
+fn sse(frames: &[Value]) -> String {
+    frames.iter().map(|f| format!("data: {f}\n\n")).collect()
+}
+
+fn openai_stream(body: &Value) -> String {
+    let head = |delta: Value| json!({"id": body["id"], "model": body["model"], "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]});
+    let msg = &body["choices"][0]["message"];
+    let mut frames = vec![head(json!({"role": "assistant"}))];
+    for field in ["reasoning_content", "reasoning"] {
+        if let Some(r) = msg[field].as_str() {
+            frames.extend(pieces(r).into_iter().map(|p| head(json!({ field: p }))));
+        }
+    }
+    match &msg["content"] {
+        Value::String(s) => {
+            frames.extend(pieces(s).into_iter().map(|p| head(json!({"content": p}))))
+        }
+        Value::Array(chunks) => frames.extend(chunks.iter().map(|c| head(json!({"content": [c]})))),
+        _ => {}
+    }
+    if let Some(r) = msg["refusal"].as_str() {
+        frames.push(head(json!({ "refusal": r })));
+    }
+    for (i, call) in msg["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let mut first = json!({"index": i, "id": call["id"], "type": "function", "function": {"name": call["function"]["name"], "arguments": ""}});
+        if let Some(extra) = call.get("extra_content") {
+            first["extra_content"] = extra.clone();
+        }
+        frames.push(head(json!({ "tool_calls": [first] })));
+        let args = call["function"]["arguments"].as_str().unwrap_or_default();
+        for p in pieces(args) {
+            frames.push(head(
+                json!({"tool_calls": [{"index": i, "function": {"arguments": p}}]}),
+            ));
+        }
+    }
+    let mut finish = head(json!({}));
+    finish["choices"][0]["finish_reason"] = body["choices"][0]["finish_reason"].clone();
+    frames.push(finish);
+    if body["usage"].is_object() {
+        frames.push(json!({"id": body["id"], "model": body["model"], "choices": [], "usage": body["usage"]}));
+    }
+    sse(&frames) + "data: [DONE]\n\n"
+}
+
+fn anthropic_stream(body: &Value) -> String {
+    let mut out = String::new();
+    let mut event = |v: Value| {
+        out.push_str(&format!(
+            "event: {}\ndata: {v}\n\n",
+            v["type"].as_str().unwrap()
+        ))
+    };
+    event(json!({"type": "message_start", "message": {
+        "id": body["id"], "type": "message", "role": "assistant", "model": body["model"],
+        "content": [], "stop_reason": null, "stop_sequence": null, "usage": body["usage"]}}));
+    for (index, block) in body["content"].as_array().unwrap().iter().enumerate() {
+        let delta = |d: Value| json!({"type": "content_block_delta", "index": index, "delta": d});
+        match block["type"].as_str().unwrap() {
+            "text" => {
+                event(
+                    json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
+                );
+                for p in pieces(block["text"].as_str().unwrap()) {
+                    event(delta(json!({"type": "text_delta", "text": p})));
+                }
+            }
+            "thinking" => {
+                event(
+                    json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+                );
+                for p in pieces(block["thinking"].as_str().unwrap()) {
+                    event(delta(json!({"type": "thinking_delta", "thinking": p})));
+                }
+                if let Some(sig) = block["signature"].as_str() {
+                    event(delta(json!({"type": "signature_delta", "signature": sig})));
+                }
+            }
+            "tool_use" => {
+                let mut start = block.clone();
+                start["input"] = json!({});
+                event(
+                    json!({"type": "content_block_start", "index": index, "content_block": start}),
+                );
+                for p in pieces(&block["input"].to_string()) {
+                    event(delta(
+                        json!({"type": "input_json_delta", "partial_json": p}),
+                    ));
+                }
+            }
+            _ => event(
+                json!({"type": "content_block_start", "index": index, "content_block": block}),
+            ),
+        }
+        event(json!({"type": "content_block_stop", "index": index}));
+    }
+    let mut delta =
+        json!({"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]});
+    if body.get("stop_details").is_some() {
+        delta["stop_details"] = body["stop_details"].clone();
+    }
+    event(
+        json!({"type": "message_delta", "delta": delta, "usage": {"output_tokens": body["usage"]["output_tokens"]}}),
+    );
+    event(json!({"type": "message_stop"}));
+    out
+}
+
+fn gemini_stream(body: &Value) -> String {
+    let chunk = |parts: Vec<Value>| {
+        json!({"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+               "modelVersion": body["modelVersion"], "responseId": body["responseId"]})
+    };
+    let candidate = &body["candidates"][0];
+    let mut frames = Vec::new();
+    for part in candidate["content"]["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        match part["text"].as_str() {
+            Some(text) if !text.is_empty() => {
+                let ps = pieces(text);
+                let last = ps.len() - 1;
+                for (i, p) in ps.into_iter().enumerate() {
+                    let mut piece = part.clone();
+                    piece["text"] = json!(p);
+                    if i != last {
+                        piece.as_object_mut().unwrap().remove("thoughtSignature");
+                    }
+                    frames.push(chunk(vec![piece]));
+                }
+            }
+            _ => frames.push(chunk(vec![part.clone()])),
+        }
+    }
+    let mut last = chunk(vec![]);
+    last["candidates"][0]["finishReason"] = candidate["finishReason"].clone();
+    last["usageMetadata"] = body["usageMetadata"].clone();
+    frames.push(last);
+    frames
+        .iter()
+        .map(|f| format!("data: {f}\r\n\r\n"))
+        .collect()
+}
