@@ -12,6 +12,20 @@ pub fn is_secret_header(name: &str) -> bool {
     SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name))
 }
 
+/// Headers with credential values replaced by `<redacted>`, for `Debug`.
+pub(crate) fn redacted(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            if is_secret_header(k) {
+                (k.as_str(), "<redacted>")
+            } else {
+                (k.as_str(), v.as_str())
+            }
+        })
+        .collect()
+}
+
 /// An HTTP request, ready to send.
 #[derive(Clone, PartialEq, Eq)]
 pub struct HttpRequest {
@@ -39,21 +53,10 @@ impl fmt::Debug for HttpRequest {
     /// Like a derived `Debug`, with credential header values replaced by
     /// `<redacted>`, so a logged request never shows the API key.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(k, v)| {
-                if is_secret_header(k) {
-                    (k.as_str(), "<redacted>")
-                } else {
-                    (k.as_str(), v.as_str())
-                }
-            })
-            .collect();
         f.debug_struct("HttpRequest")
             .field("method", &self.method)
             .field("url", &self.url)
-            .field("headers", &headers)
+            .field("headers", &redacted(&self.headers))
             .field("body", &self.body)
             .finish()
     }

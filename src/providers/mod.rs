@@ -18,7 +18,7 @@ use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiError, ApiErrorKind, Error};
 use crate::http::HttpRequest;
 use crate::sse::SseEvent;
-use crate::types::{Raw, Request, Response};
+use crate::types::{Part, Raw, Request, Response, Role, Tool};
 use crate::validate::validate_request;
 
 pub mod anthropic;
@@ -109,23 +109,12 @@ impl ClientConfig {
 
 impl fmt::Debug for ClientConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(k, v)| {
-                if crate::http::is_secret_header(k) {
-                    (k.as_str(), "<redacted>")
-                } else {
-                    (k.as_str(), v.as_str())
-                }
-            })
-            .collect();
         f.debug_struct("ClientConfig")
             .field("provider", &self.provider)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("headers", &headers)
+            .field("headers", &crate::http::redacted(&self.headers))
             .field("browser", &self.browser)
             .field("include_usage", &self.include_usage)
             .finish()
@@ -247,6 +236,76 @@ pub fn object_schema(parameters: Option<&Value>) -> Value {
         }
     }
     Value::Object(ordered)
+}
+
+/// A tool's `name`, `description` and parameters schema (under
+/// `schema_key`), as all three providers declare them.
+pub(crate) fn tool_declaration(tool: &Tool, schema_key: &str) -> Map<String, Value> {
+    let mut d = Map::new();
+    d.insert("name".into(), Value::from(tool.name.as_str()));
+    if let Some(desc) = &tool.description {
+        d.insert("description".into(), Value::from(desc.as_str()));
+    }
+    d.insert(schema_key.into(), object_schema(tool.parameters.as_ref()));
+    d
+}
+
+/// All system text of a request (its `system` and any system messages), or
+/// `None` when there is none.
+pub(crate) fn joined_system(parts: impl IntoIterator<Item = String>) -> Option<String> {
+    let parts: Vec<String> = parts.into_iter().filter(|s| !s.is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// The messages of a request as the turns of a provider that keeps system
+/// text out of the message list and wants one turn per role change
+/// (Anthropic, Gemini).
+pub(crate) struct Turns {
+    /// The system prompt: `system` and every system message, joined.
+    pub system: Option<String>,
+    /// (wire role, encoded parts); consecutive turns of one role merged.
+    pub turns: Vec<(&'static str, Vec<Value>)>,
+}
+
+/// Groups messages into [`Turns`]. `encode` turns a part into the wire's
+/// part (`None` leaves it out; an error names the part's path);
+/// `finish_message` sees each message's parts before they are merged.
+pub(crate) fn group_turns(
+    req: &Request,
+    assistant_role: &'static str,
+    mut encode: impl FnMut(&Part, Role) -> Result<Option<Value>, String>,
+    mut finish_message: impl FnMut(Role, &mut Vec<Value>),
+) -> Result<Turns, Error> {
+    let mut system: Vec<String> = req.system.iter().cloned().collect();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for (m, msg) in req.messages.iter().enumerate() {
+        let role = match msg.role {
+            Role::System => {
+                system.push(msg.joined_text());
+                continue;
+            }
+            Role::User | Role::Tool => "user",
+            Role::Assistant => assistant_role,
+        };
+        let mut parts = Vec::new();
+        for (p, part) in msg.parts.iter().enumerate() {
+            let encoded = encode(part, msg.role)
+                .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?;
+            parts.extend(encoded);
+        }
+        finish_message(msg.role, &mut parts);
+        if parts.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((r, existing)) if *r == role => existing.extend(parts),
+            _ => turns.push((role, parts)),
+        }
+    }
+    Ok(Turns {
+        system: joined_system(system),
+        turns,
+    })
 }
 
 /// Decodes a non-streaming response body. An error payload inside it (a 200

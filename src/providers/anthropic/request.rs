@@ -4,7 +4,9 @@ use serde_json::{json, Map, Value};
 
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
-use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
+#[cfg(test)]
+use crate::providers::object_schema;
+use crate::providers::{group_turns, join_url, tool_declaration, EncodeInput, Encoded, Turns};
 use crate::types::{Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Messages API.
@@ -29,34 +31,8 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         ));
     }
 
-    let mut system: Vec<String> = req.system.iter().cloned().collect();
-    // (wire role, content blocks); consecutive turns of one role are merged.
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for (m, msg) in req.messages.iter().enumerate() {
-        let role = match msg.role {
-            Role::System => {
-                system.push(msg.joined_text());
-                continue;
-            }
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut blocks = Vec::new();
-        for (p, part) in msg.parts.iter().enumerate() {
-            if let Some(block) = encode_part(part, msg.role)
-                .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?
-            {
-                blocks.push(block);
-            }
-        }
-        if blocks.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some((r, b)) if *r == role => b.extend(blocks),
-            _ => turns.push((role, blocks)),
-        }
-    }
+    // Consecutive turns of one role are merged.
+    let Turns { system, turns } = group_turns(req, "assistant", encode_part, |_, _| {})?;
     let messages: Vec<Value> = turns
         .into_iter()
         .map(|(role, mut content)| {
@@ -75,24 +51,15 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         "max_tokens".into(),
         json!(req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
     );
-    let system: Vec<String> = system.into_iter().filter(|s| !s.is_empty()).collect();
-    if !system.is_empty() {
-        body.insert("system".into(), json!(system.join("\n\n")));
+    if let Some(system) = system {
+        body.insert("system".into(), json!(system));
     }
     body.insert("messages".into(), Value::Array(messages));
     if !req.tools.is_empty() {
         let tools: Vec<Value> = req
             .tools
             .iter()
-            .map(|t| {
-                let mut tool = Map::new();
-                tool.insert("name".into(), json!(t.name));
-                if let Some(d) = &t.description {
-                    tool.insert("description".into(), json!(d));
-                }
-                tool.insert("input_schema".into(), object_schema(t.parameters.as_ref()));
-                Value::Object(tool)
-            })
+            .map(|t| Value::Object(tool_declaration(t, "input_schema")))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }

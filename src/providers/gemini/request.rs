@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
-use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
+use crate::providers::{group_turns, join_url, tool_declaration, EncodeInput, Encoded, Turns};
 use crate::types::{Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
@@ -44,54 +44,33 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         }
     }
 
-    let mut system: Vec<String> = req.system.iter().cloned().collect();
-    let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for (m, msg) in req.messages.iter().enumerate() {
-        let role = match msg.role {
-            Role::System => {
-                system.push(msg.joined_text());
-                continue;
+    // Parallel function responses must share one content: consecutive
+    // turns of one role are merged.
+    let Turns { system, turns } = group_turns(
+        req,
+        "model",
+        |part, _| encode_part(part, &call_names),
+        |role, parts| {
+            if role == Role::Assistant {
+                ensure_call_signature(parts);
             }
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "model",
-        };
-        let mut parts = Vec::new();
-        for (p, part) in msg.parts.iter().enumerate() {
-            let at = || format!("messages[{m}].parts[{p}]");
-            if let Some(v) =
-                encode_part(part, &call_names).map_err(|e| Error::invalid_request(at(), e))?
-            {
-                parts.push(v);
-            }
-        }
-        if role == "model" {
-            ensure_call_signature(&mut parts);
-        }
-        if parts.is_empty() {
-            continue;
-        }
-        // Parallel function responses must share one content.
-        match contents.last_mut() {
-            Some((r, existing)) if *r == role => existing.extend(parts),
-            _ => contents.push((role, parts)),
-        }
-    }
+        },
+    )?;
 
     let mut body = Map::new();
     body.insert(
         "contents".into(),
         Value::Array(
-            contents
+            turns
                 .into_iter()
                 .map(|(role, parts)| json!({"role": role, "parts": parts}))
                 .collect(),
         ),
     );
-    let system: Vec<String> = system.into_iter().filter(|s| !s.is_empty()).collect();
-    if !system.is_empty() {
+    if let Some(system) = system {
         body.insert(
             "systemInstruction".into(),
-            json!({"parts": [{"text": system.join("\n\n")}]}),
+            json!({"parts": [{"text": system}]}),
         );
     }
     if !req.tools.is_empty() {
@@ -99,19 +78,11 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             .tools
             .iter()
             .map(|t| {
-                let mut d = Map::new();
-                d.insert("name".into(), json!(t.name));
-                if let Some(desc) = &t.description {
-                    d.insert("description".into(), json!(desc));
-                }
-                if t.parameters.is_some() {
-                    // Full JSON Schema; `parameters` takes only an OpenAPI
-                    // subset and rejects keywords such as
-                    // `additionalProperties`.
-                    d.insert(
-                        "parametersJsonSchema".into(),
-                        object_schema(t.parameters.as_ref()),
-                    );
+                // Full JSON Schema; `parameters` takes only an OpenAPI subset
+                // and rejects keywords such as `additionalProperties`.
+                let mut d = tool_declaration(t, "parametersJsonSchema");
+                if t.parameters.is_none() {
+                    d.remove("parametersJsonSchema");
                 }
                 Value::Object(d)
             })

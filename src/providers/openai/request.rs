@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
-use crate::providers::{join_url, object_schema, EncodeInput, Encoded};
+use crate::providers::{join_url, joined_system, tool_declaration, EncodeInput, Encoded};
 use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for OpenAI or a compatible server.
@@ -36,9 +36,8 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
         }
         encode_message(msg, i, dialect, &mut messages)?;
     }
-    let system: Vec<String> = system.into_iter().filter(|s| !s.is_empty()).collect();
-    if !system.is_empty() {
-        messages.insert(0, json!({"role": "system", "content": system.join("\n\n")}));
+    if let Some(system) = joined_system(system) {
+        messages.insert(0, json!({"role": "system", "content": system}));
     }
 
     let mut body = Map::new();
@@ -48,15 +47,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
         let tools: Vec<Value> = req
             .tools
             .iter()
-            .map(|t| {
-                let mut f = Map::new();
-                f.insert("name".into(), json!(t.name));
-                if let Some(d) = &t.description {
-                    f.insert("description".into(), json!(d));
-                }
-                f.insert("parameters".into(), object_schema(t.parameters.as_ref()));
-                json!({"type": "function", "function": f})
-            })
+            .map(|t| json!({"type": "function", "function": tool_declaration(t, "parameters")}))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
