@@ -238,6 +238,42 @@ pub fn object_schema(parameters: Option<&Value>) -> Value {
     Value::Object(ordered)
 }
 
+/// Where an image part's bytes are.
+pub(crate) enum ImageSource<'a> {
+    /// An `http(s):` (or other non-`data:`) URL, with its media type if given.
+    Url {
+        url: &'a str,
+        media_type: Option<&'a str>,
+    },
+    /// Base64 data, from `data` + `mediaType` or a `data:...;base64,` URL.
+    Base64 { media_type: &'a str, data: &'a str },
+}
+
+/// Reads an image part's fields.
+pub(crate) fn image_source<'a>(
+    url: Option<&'a str>,
+    data: Option<&'a str>,
+    media_type: Option<&'a str>,
+) -> Result<ImageSource<'a>, String> {
+    if let Some(url) = url {
+        if let Some((media, b64)) = url
+            .strip_prefix("data:")
+            .and_then(|rest| rest.split_once(";base64,"))
+        {
+            return Ok(ImageSource::Base64 {
+                media_type: media,
+                data: b64,
+            });
+        }
+        return Ok(ImageSource::Url { url, media_type });
+    }
+    match (data, media_type) {
+        (Some(data), Some(media_type)) => Ok(ImageSource::Base64 { media_type, data }),
+        (Some(_), None) => Err("base64 image data needs a mediaType".into()),
+        (None, _) => Err("an image needs a url or base64 data".into()),
+    }
+}
+
 /// A tool's `name`, `description` and parameters schema (under
 /// `schema_key`), as all three providers declare them.
 pub(crate) fn tool_declaration(tool: &Tool, schema_key: &str) -> Map<String, Value> {

@@ -6,7 +6,9 @@ use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
 #[cfg(test)]
 use crate::providers::object_schema;
-use crate::providers::{group_turns, join_url, tool_declaration, EncodeInput, Encoded, Turns};
+use crate::providers::{
+    group_turns, image_source, join_url, tool_declaration, EncodeInput, Encoded, ImageSource, Turns,
+};
 use crate::types::{Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Messages API.
@@ -176,24 +178,14 @@ fn image_block(
     data: Option<&str>,
     media_type: Option<&str>,
 ) -> Result<Value, String> {
-    if let Some(url) = url {
-        // A data: URL becomes a base64 source; anything else a URL source.
-        if let Some(rest) = url.strip_prefix("data:") {
-            if let Some((media, b64)) = rest.split_once(";base64,") {
-                return Ok(
-                    json!({"type": "image", "source": {"type": "base64", "media_type": media, "data": b64}}),
-                );
-            }
+    Ok(match image_source(url, data, media_type)? {
+        ImageSource::Url { url, .. } => {
+            json!({"type": "image", "source": {"type": "url", "url": url}})
         }
-        return Ok(json!({"type": "image", "source": {"type": "url", "url": url}}));
-    }
-    match (data, media_type) {
-        (Some(d), Some(m)) => {
-            Ok(json!({"type": "image", "source": {"type": "base64", "media_type": m, "data": d}}))
+        ImageSource::Base64 { media_type, data } => {
+            json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
         }
-        (Some(_), None) => Err("base64 image data needs a mediaType".into()),
-        (None, _) => Err("an image needs a url or base64 data".into()),
-    }
+    })
 }
 
 #[cfg(test)]

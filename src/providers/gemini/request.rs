@@ -6,7 +6,9 @@ use serde_json::{json, Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
-use crate::providers::{group_turns, join_url, tool_declaration, EncodeInput, Encoded, Turns};
+use crate::providers::{
+    group_turns, image_source, join_url, tool_declaration, EncodeInput, Encoded, ImageSource, Turns,
+};
 use crate::types::{Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
@@ -238,24 +240,19 @@ fn image_part(
     data: Option<&str>,
     media_type: Option<&str>,
 ) -> Result<Value, String> {
-    if let Some(url) = url {
-        if let Some(rest) = url.strip_prefix("data:") {
-            if let Some((media, b64)) = rest.split_once(";base64,") {
-                return Ok(json!({"inlineData": {"mimeType": media, "data": b64}}));
+    Ok(match image_source(url, data, media_type)? {
+        ImageSource::Url { url, media_type } => {
+            let mut file = Map::new();
+            if let Some(m) = media_type {
+                file.insert("mimeType".into(), json!(m));
             }
+            file.insert("fileUri".into(), json!(url));
+            json!({ "fileData": file })
         }
-        let mut file = Map::new();
-        if let Some(m) = media_type {
-            file.insert("mimeType".into(), json!(m));
+        ImageSource::Base64 { media_type, data } => {
+            json!({"inlineData": {"mimeType": media_type, "data": data}})
         }
-        file.insert("fileUri".into(), json!(url));
-        return Ok(json!({ "fileData": file }));
-    }
-    match (data, media_type) {
-        (Some(d), Some(m)) => Ok(json!({"inlineData": {"mimeType": m, "data": d}})),
-        (Some(_), None) => Err("base64 image data needs a mediaType".into()),
-        (None, _) => Err("an image needs a url or base64 data".into()),
-    }
+    })
 }
 
 /// Percent-encodes a URL path segment (model names are plain, but a model

@@ -4,7 +4,9 @@ use serde_json::{json, Map, Value};
 
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
-use crate::providers::{join_url, joined_system, tool_declaration, EncodeInput, Encoded};
+use crate::providers::{
+    image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
+};
 use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for OpenAI or a compatible server.
@@ -215,15 +217,15 @@ fn encode_message(
 }
 
 /// The URL of an image part: its own, or a `data:` URL built from base64.
-pub(crate) fn image_url(
+fn image_url(
     url: &Option<String>,
     data: &Option<String>,
     media_type: &Option<String>,
 ) -> Result<String, String> {
-    match (url, data, media_type) {
-        (Some(u), _, _) => Ok(u.clone()),
-        (None, Some(d), Some(m)) => Ok(format!("data:{m};base64,{d}")),
-        (None, Some(_), None) => Err("base64 image data needs a mediaType".into()),
-        (None, None, _) => Err("an image needs a url or base64 data".into()),
-    }
+    Ok(
+        match image_source(url.as_deref(), data.as_deref(), media_type.as_deref())? {
+            ImageSource::Url { url, .. } => url.to_string(),
+            ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+        },
+    )
 }
