@@ -11,7 +11,9 @@
 
 pub mod error;
 pub mod http;
+pub mod jsapi;
 pub mod providers;
+pub mod retry;
 pub mod sse;
 pub mod types;
 pub mod validate;
@@ -22,7 +24,7 @@ mod stream;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use error::{ApiError, ApiErrorKind, Error};
+pub use error::{ApiError, ApiErrorKind, Error, ErrorInfo};
 pub use http::HttpRequest;
 pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 pub use stream::StreamDecoder;

@@ -1,0 +1,44 @@
+# Sourced by the scripts: installs what building and testing need, once.
+# Everything comes from the package registries (crates.io, npm, Debian).
+
+# The wasm-bindgen version pinned in Cargo.toml, as locked in Cargo.lock.
+wasm_bindgen_version() {
+    awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+ensure_rust_wasm() {
+    if command -v rustup >/dev/null; then
+        rustup component add rustfmt clippy >/dev/null 2>&1 || true
+        rustup target add wasm32-unknown-unknown >/dev/null
+    fi
+    local want
+    want=$(wasm_bindgen_version)
+    if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
+        echo "installing wasm-bindgen-cli $want (a few minutes)"
+        # --locked first; its lockfile can name a crate version the registry
+        # no longer serves, so fall back to a fresh resolution.
+        cargo install wasm-bindgen-cli --version "$want" --locked --quiet 2>/dev/null ||
+            cargo install wasm-bindgen-cli --version "$want" --quiet
+    fi
+    if ! command -v wasm-pack >/dev/null; then
+        echo "installing wasm-pack (a few minutes)"
+        cargo install wasm-pack --version 0.15.1 --locked --quiet 2>/dev/null ||
+            cargo install wasm-pack --version 0.15.1 --quiet
+    fi
+}
+
+ensure_npm() {
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+        npm ci --no-audit --no-fund --loglevel=error
+    fi
+}
+
+ensure_chromium() {
+    if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+        echo "installing Debian chromium and chromium-driver"
+        local sudo=""
+        [ "$(id -u)" = 0 ] || sudo=sudo
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+}

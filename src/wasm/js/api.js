@@ -1,0 +1,528 @@
+// skyl's JavaScript API: the JS half of the shell. It owns what belongs to
+// the JS runtime (fetch, the body reader, timers, AbortSignal, the async
+// iterator, Error classes); every protocol decision (encoding, decoding,
+// error typing, retry policy) is made by the Rust core in WebAssembly.
+//
+// The runtime entries (node.js, browser.js, workerd.js) instantiate the
+// WebAssembly module, then re-export this module.
+
+import * as wasm from "./skyl_wasm.js";
+
+export const PROVIDERS = Object.freeze(["openai", "openaicompat", "anthropic", "gemini"]);
+
+// ------------------------------------------------------------------ errors
+
+/** The base class of every error skyl throws. */
+export class SkylError extends Error {
+  constructor(info, options) {
+    super(info.message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = info.name ?? "SkylError";
+    this.code = info.code ?? "error";
+    this.provider = info.provider;
+    this.retryable = Boolean(info.retryable);
+    for (const k of ["status", "providerType", "providerCode", "param", "requestId", "retryAfterMs", "path", "partial", "body"]) {
+      if (info[k] !== undefined && info[k] !== null) this[k] = info[k];
+    }
+    if (info.inBand) this.inBand = true;
+    if (info.eventsEmitted !== undefined) this.eventsEmitted = Boolean(info.eventsEmitted);
+  }
+}
+/** The provider answered with an error (HTTP status or in-band). */
+export class APIError extends SkylError {}
+export class BadRequestError extends APIError {}
+export class AuthenticationError extends APIError {}
+export class PermissionDeniedError extends APIError {}
+export class NotFoundError extends APIError {}
+export class RateLimitError extends APIError {}
+export class OverloadedError extends APIError {}
+export class InternalServerError extends APIError {}
+/** The request could not be sent or the connection broke. */
+export class ConnectionError extends SkylError {}
+/** A first-byte, idle or total timeout. */
+export class TimeoutError extends SkylError {}
+/** The caller aborted: `signal`, `stream.abort()`, or leaving `for await`. */
+export class AbortError extends SkylError {}
+/** The stream ended before its terminal frame; `partial` has what came. */
+export class StreamEndedEarlyError extends SkylError {}
+/** The stream broke its protocol. */
+export class MalformedStreamError extends SkylError {}
+/** The provider blocked the prompt or output. */
+export class ContentFilterError extends SkylError {}
+/** The request or options are invalid; nothing was sent. */
+export class InvalidRequestError extends SkylError {}
+/** skyl's WebAssembly instance panicked (a bug); reload the module. */
+export class PanicError extends SkylError {}
+
+const CLASSES = {
+  APIError, BadRequestError, AuthenticationError, PermissionDeniedError, NotFoundError,
+  RateLimitError, OverloadedError, InternalServerError, ConnectionError, TimeoutError,
+  AbortError, StreamEndedEarlyError, MalformedStreamError, ContentFilterError,
+  InvalidRequestError, PanicError,
+};
+
+/** Removes every occurrence of `secret` from strings inside `value`. */
+function scrub(value, secret) {
+  if (!secret || secret.length < 4) return value;
+  if (typeof value === "string") return value.split(secret).join("[redacted]");
+  if (Array.isArray(value)) return value.map((v) => scrub(v, secret));
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = scrub(v, secret);
+    return out;
+  }
+  return value;
+}
+
+function makeError(info, secret, cause) {
+  const clean = scrub(info, secret);
+  const Class = CLASSES[clean.name] ?? SkylError;
+  return new Class(clean, cause === undefined ? undefined : { cause });
+}
+
+const localError = (name, code, message, extra = {}) => ({ name, code, message, retryable: false, ...extra });
+
+// ------------------------------------------------- calling the wasm safely
+
+let panicMessage = null;
+let hookInstalled = false;
+
+/** Calls into WebAssembly; a trap after a panic becomes a PanicError. */
+function call(fn) {
+  if (panicMessage !== null) throw panicError();
+  if (!hookInstalled) {
+    hookInstalled = true;
+    wasm.setPanicHook((msg) => { panicMessage = String(msg); });
+  }
+  try {
+    return fn();
+  } catch (e) {
+    if (panicMessage !== null || e instanceof WebAssembly.RuntimeError) {
+      panicMessage ??= String(e?.message ?? e);
+      throw panicError(e);
+    }
+    throw e;
+  }
+}
+
+function panicError(cause) {
+  return new PanicError(
+    localError("PanicError", "panic", `skyl panicked: ${panicMessage}. This is a bug; the WebAssembly instance is unusable: load the module again.`),
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+const parse = (json) => JSON.parse(json);
+
+// ----------------------------------------------------------------- helpers
+
+/** A `tool` message answering `callId` with `content`. */
+export function toolResultMessage(callId, content) {
+  return { role: "tool", parts: [{ type: "tool_result", callId: String(callId), content: typeof content === "string" ? content : JSON.stringify(content) }] };
+}
+
+/** A `tool` message telling the model that call `callId` failed. */
+export function toolErrorMessage(callId, err) {
+  const content = err instanceof Error ? err.message : typeof err === "string" ? err : JSON.stringify(err);
+  return { role: "tool", parts: [{ type: "tool_result", callId: String(callId), content, isError: true }] };
+}
+
+function validateAs(kind, value) {
+  const out = call(() => wasm.validate(kind, JSON.stringify(value ?? null)));
+  if (out) throw makeError(parse(out).error);
+}
+/** Throws InvalidRequestError unless `tool` has a non-empty name (and an object schema). */
+export const validateTool = (tool) => validateAs("tool", tool);
+/** Throws InvalidRequestError unless `call` has an id and a name. */
+export const validateToolCall = (call) => validateAs("toolCall", call);
+/** Throws InvalidRequestError for an invalid request (tools, calls, results answering unknown ids). */
+export const validateRequest = (request) => validateAs("request", request);
+
+// ------------------------------------------------------------------ client
+
+const isBrowser = () => typeof window !== "undefined" && typeof document !== "undefined";
+
+function optionError(option, message) {
+  return new InvalidRequestError(localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, { path: option }));
+}
+
+function checkTimeout(name, v) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v)) throw optionError(name, "must be a positive number of milliseconds");
+  return v;
+}
+
+/** A client for one provider. See the README for every option. */
+export class Client {
+  #o;
+  #key;
+  #fetch;
+
+  constructor(options) {
+    if (!options || typeof options !== "object") throw optionError("options", "pass an object such as { provider: \"openai\", model, apiKey }");
+    const o = { ...options };
+    if (!PROVIDERS.includes(o.provider)) throw optionError("provider", `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(o.provider)}`);
+    for (const k of ["model", "apiKey", "baseURL"]) {
+      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string") throw optionError(k, "must be a string");
+    }
+    if (o.provider === "openaicompat" && !o.baseURL) throw optionError("baseURL", "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1");
+    if (o.baseURL) {
+      try { new URL(o.baseURL); } catch { throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`); }
+    }
+    if (o.headers !== undefined && (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))) throw optionError("headers", "must be an object of header names to strings");
+    if (o.fetch !== undefined && typeof o.fetch !== "function") throw optionError("fetch", "must be a function with the signature of the global fetch");
+    if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0)) throw optionError("maxRetries", "must be a whole number, 0 or more");
+    const t = o.timeout;
+    let timeouts;
+    if (typeof t === "object" && t !== null) {
+      timeouts = { total: checkTimeout("timeout.total", t.total), firstByte: checkTimeout("timeout.firstByte", t.firstByte), idle: checkTimeout("timeout.idle", t.idle) };
+    } else {
+      timeouts = { total: checkTimeout("timeout", t) ?? 600_000 };
+    }
+    if (o.apiKey && isBrowser() && !o.dangerouslyAllowBrowser) {
+      throw optionError("dangerouslyAllowBrowser", "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.");
+    }
+    this.#key = o.apiKey ?? "";
+    this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#o = {
+      provider: o.provider,
+      model: o.model,
+      baseURL: o.baseURL,
+      headers: o.headers,
+      maxRetries: o.maxRetries ?? 2,
+      timeouts,
+      config: JSON.stringify({
+        provider: o.provider,
+        apiKey: this.#key,
+        baseURL: o.baseURL,
+        model: o.model,
+        headers: o.headers,
+        browser: Boolean(o.dangerouslyAllowBrowser && isBrowser()),
+        includeUsage: Boolean(o.includeUsage),
+      }),
+    };
+  }
+
+  /** The provider this client speaks. */
+  get provider() { return this.#o.provider; }
+
+  /** Sends `request` and resolves with the whole response. */
+  async complete(request) {
+    const run = new Run(this.#o, this.#key, this.#fetch, request, false);
+    return run.complete();
+  }
+
+  /** Sends `request` and streams the answer: `for await (const ev of client.stream(req))`. */
+  stream(request) {
+    return new StreamResult(new Run(this.#o, this.#key, this.#fetch, request, true));
+  }
+
+  toJSON() { return { provider: this.#o.provider, model: this.#o.model, baseURL: this.#o.baseURL }; }
+}
+
+/** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
+export function decodeStream(provider, body, options = {}) {
+  if (!PROVIDERS.includes(provider)) throw optionError("provider", `must be one of ${PROVIDERS.join(", ")}`);
+  const source = typeof Response !== "undefined" && body instanceof Response ? body : { ok: true, status: 200, headers: new Headers(), body };
+  if (!source.body || typeof source.body.getReader !== "function") throw optionError("body", "must be a ReadableStream or a Response with a body");
+  return new StreamResult(new Run({ provider, maxRetries: 0, timeouts: {}, config: "" }, "", null, { signal: options.signal }, true, source));
+}
+
+// ------------------------------------------------------------ one request
+
+const sleep = (ms, signal) => new Promise((resolve, reject) => {
+  if (signal?.aborted) return reject(signal.reason);
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener("abort", () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+});
+
+function headerPairs(headers) {
+  const out = [];
+  headers?.forEach?.((v, k) => out.push([k, v]));
+  return out;
+}
+
+const utf8 = new TextEncoder();
+
+/** A body chunk as bytes, whatever the stream yields. */
+function bytes(value) {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === "string") return utf8.encode(value);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`unsupported body chunk: ${Object.prototype.toString.call(value)}`);
+}
+
+/**
+ * One logical request: attempts, retries, timeouts, cancellation, decoding.
+ *
+ * Two levels of failure: `stopped` ends the whole run (the caller's signal,
+ * `abort()`, leaving `for await`, the total timeout); `failure` ends one
+ * attempt (first-byte or idle timeout), which may be retried while no event
+ * has been handed out.
+ */
+class Run {
+  constructor(o, key, fetchFn, request, streaming, body = null) {
+    this.o = o;
+    this.key = key;
+    this.fetch = fetchFn;
+    this.given = body;
+    this.yielded = false;
+    this.stopped = null;
+    this.halted = new AbortController(); // aborted by stop(): ends retry waits
+    this.failure = null;
+    this.controller = null;
+    this.reader = null;
+    this.userSignal = request?.signal;
+    if (body === null) {
+      const { signal, ...plain } = request ?? {};
+      const out = parse(call(() => wasm.encodeRequest(o.config, JSON.stringify(plain), streaming)));
+      if (out.error) throw makeError(out.error, key);
+      this.http = out.ok;
+    }
+  }
+
+  error(name, code, message, extra, cause) {
+    return makeError(localError(name, code, message, { provider: this.o.provider, ...extra }), this.key, cause);
+  }
+
+  abortError(reason) {
+    const why = reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "";
+    return this.error("AbortError", "abort", why ? `request aborted: ${why}` : "request aborted", {}, reason);
+  }
+
+  timeoutError(which, ms) {
+    const what = { "first byte": "response", idle: "data between chunks", total: "complete response" }[which];
+    return this.error("TimeoutError", "timeout", `${which} timeout: no ${what} within ${ms} ms`, { retryable: which !== "total" && !this.yielded });
+  }
+
+  /** Ends the whole run with `err`. */
+  stop(err) {
+    this.stopped ??= err;
+    this.halted.abort(err);
+    this.cut(err);
+  }
+
+  /** Ends the current attempt with `err`: the fetch and body reader are cancelled. */
+  cut(err) {
+    this.failure ??= err;
+    this.controller?.abort(err);
+    this.reader?.cancel(err).catch(() => {});
+  }
+
+  /** The error to report for `e`, if the run or attempt was cut on purpose. */
+  reason(e) {
+    return this.stopped ?? this.failure ?? e;
+  }
+
+  /** Starts run-wide guards (the caller's signal, the total timeout); returns their cleanup. */
+  begin() {
+    if (this.userSignal?.aborted) throw this.abortError(this.userSignal.reason);
+    const onAbort = () => this.stop(this.abortError(this.userSignal.reason));
+    this.userSignal?.addEventListener("abort", onAbort, { once: true });
+    const { total } = this.o.timeouts;
+    const timer = total ? setTimeout(() => this.stop(this.timeoutError("total", total)), total) : null;
+    return () => {
+      clearTimeout(timer);
+      this.userSignal?.removeEventListener("abort", onAbort);
+    };
+  }
+
+  /** One HTTP attempt: the Response (2xx) or a typed error. */
+  async attempt() {
+    if (this.stopped) throw this.stopped;
+    this.failure = null;
+    this.reader = null;
+    if (this.given) return this.given;
+    this.controller = new AbortController();
+    const { firstByte } = this.o.timeouts;
+    const timer = firstByte ? setTimeout(() => this.cut(this.timeoutError("first byte", firstByte)), firstByte) : null;
+    let res;
+    try {
+      res = await this.fetch(this.http.url, { method: "POST", headers: this.http.headers, body: this.http.body, signal: this.controller.signal });
+    } catch (e) {
+      const why = this.reason(e);
+      if (why !== e) throw why;
+      throw this.error("ConnectionError", "network", `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`, { retryable: true }, e);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) {
+      let text = "";
+      try { text = await res.text(); } catch (e) { if (this.reason(e) !== e) throw this.reason(e); }
+      const info = parse(call(() => wasm.decodeHttpError(this.o.provider, res.status, JSON.stringify(headerPairs(res.headers)), text))).error;
+      throw makeError(info, this.key);
+    }
+    return res;
+  }
+
+  /** Runs `body` again after retryable failures, while nothing has been yielded. */
+  async withRetries(body) {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await body();
+      } catch (e) {
+        const err = this.reason(e);
+        if (this.stopped || this.given || this.yielded || !(err instanceof SkylError) || !err.retryable) throw err;
+        const delay = call(() => wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()));
+        if (delay < 0) throw err;
+        try {
+          await sleep(delay, this.halted.signal);
+        } catch {
+          throw this.stopped ?? err;
+        }
+      }
+    }
+  }
+
+  bodyError(e) {
+    return this.error("ConnectionError", "network", `the connection broke while reading the response: ${e?.message ?? e}`, { retryable: !this.yielded, eventsEmitted: this.yielded }, e);
+  }
+
+  async complete() {
+    const end = this.begin();
+    try {
+      return await this.withRetries(async () => {
+        const res = await this.attempt();
+        let text;
+        try {
+          text = await res.text();
+        } catch (e) {
+          throw this.reason(e) === e ? this.bodyError(e) : this.reason(e);
+        }
+        const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
+        if (out.error) throw makeError(out.error, this.key);
+        return out.response;
+      });
+    } finally {
+      end();
+    }
+  }
+
+  /** The events of the stream, handed out as soon as their bytes are decoded. */
+  async *events(onResponse) {
+    const end = this.begin();
+    let decoder = null;
+    let finished = false;
+    try {
+      let chunk = await this.withRetries(async () => {
+        const res = await this.attempt();
+        const d = call(() => new wasm.Decoder(this.o.provider));
+        try {
+          this.reader = res.body ? res.body.getReader() : null;
+          const first = await this.pull(d);
+          // An error before any event may be retried (in-band overloaded,
+          // an early end): nothing was handed out yet.
+          if (first.error && first.events.length === 0) throw makeError(first.error, this.key);
+          decoder = d;
+          return first;
+        } catch (e) {
+          d.free();
+          throw e;
+        }
+      });
+      for (;;) {
+        for (const ev of chunk.events) {
+          this.yielded = true;
+          yield ev;
+        }
+        if (chunk.error) throw makeError(chunk.error, this.key);
+        if (chunk.response) {
+          finished = true;
+          onResponse(chunk.response);
+          return;
+        }
+        chunk = await this.pull(decoder);
+      }
+    } finally {
+      decoder?.free();
+      // Leaving early (break, return(), an error) cancels the request.
+      if (!finished) this.stop(this.stopped ?? this.abortError());
+      end();
+    }
+  }
+
+  /** Reads until at least one event, the end of the body, or an error: { events, response?, error? }. */
+  async pull(decoder) {
+    const { idle } = this.o.timeouts;
+    for (;;) {
+      let result;
+      const timer = idle ? setTimeout(() => this.cut(this.timeoutError("idle", idle)), idle) : null;
+      try {
+        result = this.reader ? await this.reader.read() : { done: true };
+      } catch (e) {
+        const why = this.reason(e);
+        if (why !== e) throw why;
+        const err = this.bodyError(e);
+        err.partial = parse(call(() => decoder.partial()));
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (this.stopped || this.failure) throw this.reason();
+      const out = parse(call(() => (result.done ? decoder.finish() : decoder.feed(bytes(result.value)))));
+      if (out.error && this.yielded) {
+        out.error.eventsEmitted = true;
+        out.error.retryable = false;
+      }
+      if (result.done || out.events.length || out.error) return out;
+    }
+  }
+}
+
+/** What `client.stream()` returns: an async iterable of events with `response()` and `abort()`. */
+export class StreamResult {
+  #run;
+  #iterating = false;
+  #final;
+  #resolve;
+  #reject;
+
+  constructor(run) {
+    this.#run = run;
+    this.#final = new Promise((resolve, reject) => { this.#resolve = resolve; this.#reject = reject; });
+    this.#final.catch(() => {}); // observed through response() only
+  }
+
+  [Symbol.asyncIterator]() {
+    if (this.#iterating) throw new InvalidRequestError(localError("InvalidRequestError", "already_consumed", "this stream is already being read: iterate it once"));
+    this.#iterating = true;
+    const gen = this.#run.events((r) => this.#resolve(r));
+    const reject = this.#reject;
+    const run = this.#run;
+    // Our own iterator object: ReadableStream's async iteration is not
+    // relied on anywhere (Safari lacks it).
+    return {
+      async next() {
+        try {
+          return await gen.next();
+        } catch (e) {
+          reject(e);
+          throw e;
+        }
+      },
+      async return(value) {
+        const out = await gen.return(value);
+        reject(run.stopped ?? run.abortError());
+        return out;
+      },
+      async throw(e) {
+        reject(e);
+        return gen.throw(e);
+      },
+      [Symbol.asyncIterator]() { return this; },
+    };
+  }
+
+  /** The final response; reads the stream to the end if nobody iterates it. */
+  response() {
+    if (!this.#iterating) {
+      (async () => { for await (const _ of this) { /* drain */ } })().catch(() => {});
+    }
+    return this.#final;
+  }
+
+  /** Cancels the request: the fetch and the body reader are aborted. */
+  abort(reason) {
+    this.#run.stop(this.#run.abortError(reason));
+  }
+}

@@ -1,0 +1,190 @@
+// Type declarations for skyl. Every object in and out is plain JSON: a
+// history saved with JSON.stringify and loaded again replays identically.
+
+export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini";
+export declare const PROVIDERS: readonly Provider[];
+
+/** Opaque data a provider needs back on replay, keyed by adapter name. */
+export type ProviderData = { [adapter: string]: unknown };
+
+export type TextPart = { type: "text"; text: string; providerData?: ProviderData };
+export type ImagePart = { type: "image"; url?: string; data?: string; mediaType?: string; providerData?: ProviderData };
+export type ToolCallPart = { type: "tool_call"; id: string; name: string; arguments: string; providerData?: ProviderData };
+export type ToolResultPart = { type: "tool_result"; callId: string; content: string; isError?: boolean; providerData?: ProviderData };
+export type ReasoningPart = { type: "reasoning"; text: string; signature?: string; redacted?: string; providerData?: ProviderData };
+/** A provider block with no neutral equivalent (e.g. Anthropic server-tool calls), kept for replay. */
+export type ProviderPart = { type: "provider"; provider: string; data: unknown };
+export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart | ProviderPart;
+
+export type Role = "system" | "user" | "assistant" | "tool";
+export type Message = { role: Role; parts: Part[] };
+
+/** A JSON Schema object. */
+export type JsonSchema = { [keyword: string]: unknown };
+export type Tool = { name: string; description?: string; parameters?: JsonSchema };
+/** A complete tool call; `arguments` is the whole JSON text of an object. */
+export type ToolCall = { id: string; name: string; arguments: string };
+/** A call that did not complete; never to be executed. */
+export type IncompleteToolCall = { id?: string; name?: string; arguments: string; reason: string };
+export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string };
+
+export type Request = {
+  /** Overrides the client's model. */
+  model?: string;
+  system?: string;
+  messages: Message[];
+  tools?: Tool[];
+  toolChoice?: ToolChoice;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  /** Deep-merged into the provider's request body last. */
+  providerOptions?: { [key: string]: unknown };
+  /** Cancels the request. */
+  signal?: AbortSignal;
+};
+
+/** Token counts as the provider reported them (see the README for each provider's meaning). */
+export type Usage = {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+  raw?: unknown;
+};
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "refusal" | "pause" | "error" | "other";
+
+export type Response = {
+  id?: string;
+  model?: string;
+  /** The assistant turn, ready to push onto the history and replay. */
+  message: Message;
+  text: string;
+  reasoning?: string;
+  toolCalls: ToolCall[];
+  incompleteToolCalls?: IncompleteToolCall[];
+  refusal?: string;
+  usage: Usage;
+  finishReason: FinishReason;
+  rawFinishReason?: string;
+};
+
+/** Every event carries `raw`: the provider frame (SSE data text) it came from. */
+export type StreamEvent =
+  | { type: "text"; text: string; raw: string }
+  | { type: "reasoning"; text: string; raw: string }
+  | { type: "tool_call"; call: ToolCall; raw: string }
+  | { type: "usage"; usage: Usage; raw: string }
+  | { type: "warning"; code: string; message: string; raw: string }
+  | { type: "finish"; response: Response; raw: string };
+
+export type Timeouts = {
+  /** The whole request, retries included (default 600000 ms). */
+  total?: number;
+  /** Until the response headers arrive, per attempt. */
+  firstByte?: number;
+  /** Between two body chunks. */
+  idle?: number;
+};
+
+export type ClientOptions = {
+  provider: Provider;
+  /** The default model; a request may name another. */
+  model?: string;
+  apiKey?: string;
+  /** Required for `openaicompat`, e.g. "http://127.0.0.1:11434/v1". */
+  baseURL?: string;
+  headers?: { [name: string]: string };
+  /** A fetch to use instead of the global one. */
+  fetch?: (input: string, init: RequestInit) => Promise<globalThis.Response>;
+  /** Retries of retryable failures before any event was handed out (default 2). */
+  maxRetries?: number;
+  /** Milliseconds for the whole request, or each timeout separately. */
+  timeout?: number | Timeouts;
+  /** Allows an API key in a browser page, where every user can read it. */
+  dangerouslyAllowBrowser?: boolean;
+  /** `openaicompat`: ask for usage in streams (`stream_options`). */
+  includeUsage?: boolean;
+};
+
+/** What `client.stream()` returns. */
+export declare class StreamResult implements AsyncIterable<StreamEvent> {
+  private constructor();
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent>;
+  /** The final response; reads the stream to the end if nobody iterates it. */
+  response(): Promise<Response>;
+  /** Cancels the request; the iterator and response() reject with AbortError. */
+  abort(reason?: unknown): void;
+}
+
+export declare class Client {
+  constructor(options: ClientOptions);
+  readonly provider: Provider;
+  complete(request: Request): Promise<Response>;
+  stream(request: Request): StreamResult;
+}
+
+/** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
+export declare function decodeStream(
+  provider: Provider,
+  body: ReadableStream<Uint8Array> | globalThis.Response,
+  options?: { signal?: AbortSignal },
+): StreamResult;
+
+export declare function toolResultMessage(callId: string, content: string | object): Message;
+export declare function toolErrorMessage(callId: string, error: unknown): Message;
+/** Throw InvalidRequestError when invalid. */
+export declare function validateTool(tool: Tool): void;
+export declare function validateToolCall(call: ToolCall): void;
+export declare function validateRequest(request: Request): void;
+
+export type ErrorCode =
+  | "invalid_request" | "invalid_options" | "already_consumed"
+  | "bad_request" | "authentication" | "permission" | "not_found" | "request_timeout" | "conflict"
+  | "rate_limit" | "overloaded" | "server" | "api_error"
+  | "network" | "timeout" | "abort"
+  | "stream_ended_early" | "malformed_stream" | "event_too_large" | "invalid_response"
+  | "content_filter" | "panic";
+
+/** The base class of every error skyl throws. The API key never appears in it. */
+export declare class SkylError extends Error {
+  readonly code: ErrorCode;
+  readonly provider?: Provider | "unknown";
+  readonly retryable: boolean;
+  readonly status?: number;
+  /** The provider's error type, e.g. "rate_limit_error" or "RESOURCE_EXHAUSTED". */
+  readonly providerType?: string;
+  readonly providerCode?: string;
+  readonly param?: string;
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+  /** True when the error came inside a successful (200) response. */
+  readonly inBand?: boolean;
+  /** Whether any event had been handed out before the error. */
+  readonly eventsEmitted?: boolean;
+  /** For invalid requests and options: the offending field. */
+  readonly path?: string;
+  /** What had been assembled before a stream failed. */
+  readonly partial?: Response;
+  /** The provider's error body as received. */
+  readonly body?: string;
+}
+export declare class APIError extends SkylError {}
+export declare class BadRequestError extends APIError {}
+export declare class AuthenticationError extends APIError {}
+export declare class PermissionDeniedError extends APIError {}
+export declare class NotFoundError extends APIError {}
+export declare class RateLimitError extends APIError {}
+export declare class OverloadedError extends APIError {}
+export declare class InternalServerError extends APIError {}
+export declare class ConnectionError extends SkylError {}
+export declare class TimeoutError extends SkylError {}
+export declare class AbortError extends SkylError {}
+export declare class StreamEndedEarlyError extends SkylError {}
+export declare class MalformedStreamError extends SkylError {}
+export declare class ContentFilterError extends SkylError {}
+export declare class InvalidRequestError extends SkylError {}
+export declare class PanicError extends SkylError {}

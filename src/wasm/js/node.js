@@ -1,0 +1,8 @@
+// Node entry: instantiates the WebAssembly module from the file beside this
+// one, synchronously, then exposes the API.
+import { readFileSync } from "node:fs";
+import { initSync } from "./skyl_wasm.js";
+
+initSync({ module: readFileSync(new URL("./skyl_wasm_bg.wasm", import.meta.url)) });
+
+export * from "./api.js";
