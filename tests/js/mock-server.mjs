@@ -25,6 +25,8 @@
 //   inband_error=<when>        `start`: an in-band error before any content;
 //                              `after_text`: after the first text
 //   hang=1                     send headers, then nothing
+//   echo_key=1                 injected failures quote the credential they
+//                              received (some servers do; skyl must scrub it)
 //
 // Without `fixture`, it runs a scripted tool loop in the wire format of the
 // endpoint: if the request carries no tool result, the model calls the first
@@ -126,6 +128,8 @@ function scriptedTurn(wire, req) {
     const quoted = results.map((r) => r.content).join("; ");
     return { text: `Here is what the tools returned: ${quoted}. Anything else?`, calls: [] };
   }
+  const declared = wire === "gemini" ? req.tools?.[0]?.functionDeclarations?.length : req.tools?.length;
+  if (!declared) return { text: "Hello from the mock provider.", calls: [] };
   const name = firstTool(wire, req);
   return {
     text: "Let me look that up.",
@@ -270,7 +274,13 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       if (opt("retry_after")) headers["retry-after"] = opt("retry_after");
       if (opt("retry_after_ms")) headers["retry-after-ms"] = opt("retry_after_ms");
       res.writeHead(status, headers);
-      return res.end(JSON.stringify(httpErrorBody(wire, status)));
+      const errBody = httpErrorBody(wire, status);
+      if (opt("echo_key")) {
+        const cred = req.headers.authorization ?? req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? "";
+        const target = errBody.error;
+        target.message = `${target.message}: credential ${cred} was rejected`;
+      }
+      return res.end(JSON.stringify(errBody));
     }
 
     let status = 200;
@@ -294,7 +304,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
           // After the first text-bearing frame.
           const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
           const frames = text.split(sep).filter(Boolean);
-          const firstText = frames.findIndex((f) => f.includes('"content":"L') || f.includes("text_delta") || f.includes('"text":"L'));
+          const firstText = frames.findIndex((f) => /"content":"[^"]|text_delta|"text":"[^"]/.test(f));
           payload = Buffer.from(frames.slice(0, firstText + 1).map((f) => f + sep).join("") + inbandError(wire));
         }
       }

@@ -309,9 +309,14 @@ class Run {
     this.reader?.cancel(err).catch(() => {});
   }
 
-  /** The error to report for `e`, if the run or attempt was cut on purpose. */
+  /** The error to report for `e`: the reason the run or attempt was cut, if it was. */
   reason(e) {
     return this.stopped ?? this.failure ?? e;
+  }
+
+  /** Whether the run or the current attempt was cut on purpose. */
+  get wasCut() {
+    return this.stopped !== null || this.failure !== null;
   }
 
   /** Starts run-wide guards (the caller's signal, the total timeout); returns their cleanup. */
@@ -340,15 +345,14 @@ class Run {
     try {
       res = await this.fetch(this.http.url, { method: "POST", headers: this.http.headers, body: this.http.body, signal: this.controller.signal });
     } catch (e) {
-      const why = this.reason(e);
-      if (why !== e) throw why;
+      if (this.wasCut) throw this.reason(e);
       throw this.error("ConnectionError", "network", `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`, { retryable: true }, e);
     } finally {
       clearTimeout(timer);
     }
     if (!res.ok) {
       let text = "";
-      try { text = await res.text(); } catch (e) { if (this.reason(e) !== e) throw this.reason(e); }
+      try { text = await res.text(); } catch (e) { if (this.wasCut) throw this.reason(e); }
       const info = parse(call(() => wasm.decodeHttpError(this.o.provider, res.status, JSON.stringify(headerPairs(res.headers)), text))).error;
       throw makeError(info, this.key);
     }
@@ -387,7 +391,7 @@ class Run {
         try {
           text = await res.text();
         } catch (e) {
-          throw this.reason(e) === e ? this.bodyError(e) : this.reason(e);
+          throw this.wasCut ? this.reason(e) : this.bodyError(e);
         }
         const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
         if (out.error) throw makeError(out.error, this.key);
@@ -450,8 +454,7 @@ class Run {
       try {
         result = this.reader ? await this.reader.read() : { done: true };
       } catch (e) {
-        const why = this.reason(e);
-        if (why !== e) throw why;
+        if (this.wasCut) throw this.reason(e);
         const err = this.bodyError(e);
         err.partial = parse(call(() => decoder.partial()));
         throw err;

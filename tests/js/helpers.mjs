@@ -1,0 +1,58 @@
+// Shared by the JS tests: the package under test and the mock provider.
+import { startMock } from "./mock-server.mjs";
+
+const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
+export const skyl = await import(entry);
+
+export { startMock };
+
+/** The base URL a client of `provider` uses against the mock. */
+export const baseURL = (mock, provider) =>
+  provider === "openai" || provider === "openaicompat" ? `${mock.url}/v1` : mock.url;
+
+export const TOOLS = [
+  {
+    name: "get_weather",
+    description: "Current weather for a city.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+];
+
+export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }];
+
+/** A client against the mock; `mock` options become x-mock-* headers. */
+export function client(mock, provider, { mockOptions = {}, ...options } = {}) {
+  const headers = {};
+  for (const [k, v] of Object.entries(mockOptions)) headers[`x-mock-${k.replace(/_/g, "-")}`] = String(v);
+  return new skyl.Client({
+    provider,
+    model: "mock-model",
+    apiKey: "sk-test-key-0001",
+    baseURL: baseURL(mock, provider),
+    headers,
+    ...options,
+  });
+}
+
+/** Collects a stream: { events, response, error }. */
+export async function collect(stream) {
+  const events = [];
+  try {
+    for await (const ev of stream) events.push(ev);
+    return { events, response: await stream.response() };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `predicate()` holds (the server may see a close a moment later). */
+export async function eventually(predicate, ms = 2000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (predicate()) return true;
+    await sleep(10);
+  }
+  return predicate();
+}
