@@ -306,7 +306,8 @@ describe("errors", () => {
   test("an invalid request is rejected before anything is sent", async () => {
     const c = client(mock, "anthropic");
     const bad = [...ask("hi"), skyl.toolResultMessage("nope", "x")];
-    assert.throws(() => c.stream({ messages: bad }), (e) => e instanceof skyl.InvalidRequestError && /unknown call id/.test(e.message));
+    const { error } = await collect(c.stream({ messages: bad }));
+    assert.ok(error instanceof skyl.InvalidRequestError && /unknown call id/.test(error.message), String(error));
     await assert.rejects(c.complete({ messages: bad }), skyl.InvalidRequestError);
     await assert.rejects(c.complete({ messages: [{ role: "assistant", parts: [{ type: "tool_call", id: "c", name: "f", arguments: "{oops" }] }] }), (e) => e instanceof skyl.InvalidRequestError && /not valid JSON/.test(e.message));
     assert.equal(mock.requests.length, 0);

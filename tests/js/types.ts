@@ -4,7 +4,7 @@
 import {
   Client, decodeStream, toolResultMessage, toolErrorMessage, validateTool, validateToolCall,
   validateRequest, SkylError, RateLimitError, AbortError, TimeoutError, StreamEndedEarlyError,
-  PROVIDERS, type Message, type StreamEvent, type Response, type Tool, type ToolCall,
+  PROVIDERS, ready, type Message, type StreamEvent, type Response, type Tool, type ToolCall,
   type Request, type Provider, type Part, type Usage, type FinishReason,
 } from "skyl";
 
@@ -64,6 +64,7 @@ async function decode(body: ReadableStream<Uint8Array>, res: globalThis.Response
   for await (const ev of decodeStream("gemini", body)) void ev;
   const r = await decodeStream("openai", res, { signal: AbortSignal.timeout(1000) }).response();
   const parts: Part[] = r.message.parts;
+  await ready();
   validateTool(tools[0]!);
   validateToolCall({ id: "c", name: "f", arguments: "{}" });
   validateRequest({ messages: [] });

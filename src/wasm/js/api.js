@@ -7,6 +7,7 @@
 // WebAssembly module, then re-export this module.
 
 import * as wasm from "./skyl_wasm.js";
+import { wasmState } from "./load.js";
 
 export const PROVIDERS = Object.freeze(["openai", "openaicompat", "anthropic", "gemini"]);
 
@@ -86,9 +87,25 @@ const localError = (name, code, message, extra = {}) => ({ name, code, message, 
 let panicMessage = null;
 let hookInstalled = false;
 
+/**
+ * Resolves once the WebAssembly module is instantiated. Node and Workers
+ * are ready at import; in a browser the module loads on first use, and the
+ * synchronous helpers (validate*) need this awaited first.
+ */
+export function ready() {
+  if (wasmState.done) return Promise.resolve();
+  wasmState.promise ??= Promise.resolve()
+    .then(() => wasmState.loader?.())
+    .then(() => { wasmState.done = true; });
+  return wasmState.promise;
+}
+
 /** Calls into WebAssembly; a trap after a panic becomes a PanicError. */
 function call(fn) {
   if (panicMessage !== null) throw panicError();
+  if (!wasmState.done) {
+    throw new SkylError(localError("SkylError", "not_ready", "skyl's WebAssembly module is still loading: await ready() before calling this synchronously"));
+  }
   if (!hookInstalled) {
     hookInstalled = true;
     wasm.setPanicHook((msg) => { panicMessage = String(msg); });
@@ -273,12 +290,19 @@ class Run {
     this.controller = null;
     this.reader = null;
     this.userSignal = request?.signal;
-    if (body === null) {
-      const { signal, ...plain } = request ?? {};
-      const out = parse(call(() => wasm.encodeRequest(o.config, JSON.stringify(plain), streaming)));
-      if (out.error) throw makeError(out.error, key);
-      this.http = out.ok;
-    }
+    this.request = request;
+    this.streaming = streaming;
+    this.http = null;
+  }
+
+  /** Loads the wasm if needed and encodes the request (once). */
+  async prepare() {
+    await ready();
+    if (this.given || this.http) return;
+    const { signal, ...plain } = this.request ?? {};
+    const out = parse(call(() => wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming)));
+    if (out.error) throw makeError(out.error, this.key);
+    this.http = out.ok;
   }
 
   error(name, code, message, extra, cause) {
@@ -383,6 +407,7 @@ class Run {
   }
 
   async complete() {
+    await this.prepare();
     const end = this.begin();
     try {
       return await this.withRetries(async () => {
@@ -404,6 +429,7 @@ class Run {
 
   /** The events of the stream, handed out as soon as their bytes are decoded. */
   async *events(onResponse) {
+    await this.prepare();
     const end = this.begin();
     let decoder = null;
     let finished = false;

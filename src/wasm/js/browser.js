@@ -1,7 +1,9 @@
-// Browser entry (bundlers such as Vite, or native ES modules): fetches and
-// instantiates the WebAssembly module next to this file, then exposes the API.
+// Browser entry (bundlers such as Vite, or native ES modules). Nothing is
+// fetched at import: the WebAssembly file next to this module is loaded on
+// first use (or by `await ready()`).
 import init from "./skyl_wasm.js";
+import { setLoader } from "./load.js";
 
-await init({ module_or_path: new URL("./skyl_wasm_bg.wasm", import.meta.url) });
+setLoader(() => init({ module_or_path: new URL("./skyl_wasm_bg.wasm", import.meta.url) }));
 
 export * from "./api.js";

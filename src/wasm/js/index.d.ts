@@ -134,6 +134,13 @@ export declare function decodeStream(
   options?: { signal?: AbortSignal },
 ): StreamResult;
 
+/**
+ * Resolves once the WebAssembly module is instantiated. Node and Workers are
+ * ready at import; in a browser it loads on first use, and the synchronous
+ * validate* helpers need `await ready()` first.
+ */
+export declare function ready(): Promise<void>;
+
 export declare function toolResultMessage(callId: string, content: string | object): Message;
 export declare function toolErrorMessage(callId: string, error: unknown): Message;
 /** Throw InvalidRequestError when invalid. */
@@ -142,7 +149,7 @@ export declare function validateToolCall(call: ToolCall): void;
 export declare function validateRequest(request: Request): void;
 
 export type ErrorCode =
-  | "invalid_request" | "invalid_options" | "already_consumed"
+  | "invalid_request" | "invalid_options" | "already_consumed" | "not_ready"
   | "bad_request" | "authentication" | "permission" | "not_found" | "request_timeout" | "conflict"
   | "rate_limit" | "overloaded" | "server" | "api_error"
   | "network" | "timeout" | "abort"

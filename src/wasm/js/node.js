@@ -2,7 +2,9 @@
 // one, synchronously, then exposes the API.
 import { readFileSync } from "node:fs";
 import { initSync } from "./skyl_wasm.js";
+import { markReady } from "./load.js";
 
 initSync({ module: readFileSync(new URL("./skyl_wasm_bg.wasm", import.meta.url)) });
+markReady();
 
 export * from "./api.js";
