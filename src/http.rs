@@ -72,13 +72,33 @@ pub fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.trim())
     };
-    if let Some(ms) = find("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(ms as u64);
-        }
+    if let Some(ms) = find("retry-after-ms").and_then(|v| decimal_scaled(v, 1)) {
+        return Some(ms);
     }
-    let secs = find("retry-after")?.parse::<f64>().ok()?;
-    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
+    decimal_scaled(find("retry-after")?, 1000)
+}
+
+/// A non-negative decimal (`"2"`, `"1.5"`, `"34.4"`) times `scale`, rounded
+/// down; `None` for anything else (signs, exponents, dates, overflow).
+/// Integer arithmetic only: no float parser in the wasm.
+pub(crate) fn decimal_scaled(text: &str, scale: u64) -> Option<u64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) || int.len() > 15 {
+        return None;
+    }
+    let whole: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let mut value = whole.checked_mul(scale)?;
+    // Add the fraction's share of `scale`, one digit at a time.
+    let mut unit = scale;
+    for b in frac.bytes().take(9) {
+        unit /= 10;
+        value = value.checked_add(u64::from(b - b'0').checked_mul(unit)?)?;
+    }
+    Some(value)
 }
 
 /// Reads the provider's request id from response headers.
@@ -135,6 +155,19 @@ mod tests {
             None
         );
         assert_eq!(retry_after_ms(&h(&[("retry-after", "-3")])), None);
+    }
+
+    #[test]
+    fn decimals_scale_without_floats() {
+        assert_eq!(decimal_scaled("2", 1000), Some(2000));
+        assert_eq!(decimal_scaled("1.5", 1000), Some(1500));
+        assert_eq!(decimal_scaled("34.4", 1000), Some(34_400));
+        assert_eq!(decimal_scaled(".25", 1000), Some(250));
+        assert_eq!(decimal_scaled("150", 1), Some(150));
+        assert_eq!(decimal_scaled("0.0001", 1000), Some(0));
+        for bad in ["", ".", "-1", "1e3", "1.2.3", " 1", "99999999999999999999"] {
+            assert_eq!(decimal_scaled(bad, 1000), None, "{bad:?}");
+        }
     }
 
     #[test]

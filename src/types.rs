@@ -93,8 +93,12 @@ impl Message {
 pub type ProviderData = Map<String, Value>;
 
 /// One piece of a message.
+///
+/// Deserialised through [`PartFields`] (one flat struct rather than serde's
+/// buffering of internally tagged enums): smaller wasm, and an error that
+/// names the missing field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "PartFields")]
 pub enum Part {
     /// Text.
     Text {
@@ -196,6 +200,84 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// Every field any part may have: what a [`Part`] is read from.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[doc(hidden)]
+pub struct PartFields {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    url: Option<String>,
+    data: Option<Value>,
+    media_type: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    arguments: Option<String>,
+    call_id: Option<String>,
+    content: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+    signature: Option<String>,
+    redacted: Option<String>,
+    provider: Option<String>,
+    provider_data: Option<ProviderData>,
+}
+
+impl TryFrom<PartFields> for Part {
+    type Error = String;
+
+    fn try_from(f: PartFields) -> Result<Self, String> {
+        let kind = f.kind;
+        let need = |v: Option<String>, field: &str| {
+            v.ok_or_else(|| format!("a {kind} part needs `{field}`"))
+        };
+        Ok(match kind.as_str() {
+            "text" => Part::Text {
+                text: need(f.text, "text")?,
+                provider_data: f.provider_data,
+            },
+            "image" => Part::Image {
+                url: f.url,
+                data: match f.data {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s),
+                    Some(_) => return Err("an image part's `data` must be base64 text".into()),
+                },
+                media_type: f.media_type,
+                provider_data: f.provider_data,
+            },
+            "tool_call" => Part::ToolCall {
+                id: need(f.id, "id")?,
+                name: need(f.name, "name")?,
+                arguments: need(f.arguments, "arguments")?,
+                provider_data: f.provider_data,
+            },
+            "tool_result" => Part::ToolResult {
+                call_id: need(f.call_id, "callId")?,
+                content: need(f.content, "content")?,
+                is_error: f.is_error,
+                provider_data: f.provider_data,
+            },
+            "reasoning" => Part::Reasoning {
+                text: f.text.unwrap_or_default(),
+                signature: f.signature,
+                redacted: f.redacted,
+                provider_data: f.provider_data,
+            },
+            "provider" => Part::Provider {
+                provider: need(f.provider, "provider")?,
+                data: f.data.unwrap_or(Value::Null),
+            },
+            other => {
+                return Err(format!(
+                    "unknown part type {other:?}: use text, image, tool_call, tool_result, reasoning or provider"
+                ))
+            }
+        })
+    }
+}
+
 /// A tool the model may call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
@@ -239,7 +321,7 @@ pub struct IncompleteToolCall {
 
 /// How the model may use the tools.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "Value")]
 pub enum ToolChoice {
     /// `"auto"`, `"none"` or `"required"`.
     Mode(ToolChoiceMode),
@@ -267,6 +349,35 @@ pub struct NamedToolChoice {
     pub kind: NamedToolTag,
     /// The tool's name.
     pub name: String,
+}
+
+impl TryFrom<Value> for ToolChoice {
+    type Error = String;
+
+    fn try_from(v: Value) -> Result<Self, String> {
+        let mode = |m: &str| match m {
+            "auto" => Some(ToolChoiceMode::Auto),
+            "none" => Some(ToolChoiceMode::None),
+            "required" => Some(ToolChoiceMode::Required),
+            _ => None,
+        };
+        match &v {
+            Value::String(m) => mode(m).map(ToolChoice::Mode),
+            Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("tool") => o
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|name| {
+                    ToolChoice::Tool(NamedToolChoice {
+                        kind: NamedToolTag::Tool,
+                        name: name.to_string(),
+                    })
+                }),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            format!(r#"toolChoice must be "auto", "none", "required" or {{"type": "tool", "name": ...}}; got {v}"#)
+        })
+    }
 }
 
 /// The tag of [`NamedToolChoice`].

@@ -36,8 +36,7 @@ pub(crate) fn decode(body: &Value) -> Option<ApiError> {
 
 /// A protobuf JSON duration (`"34.4s"`) in milliseconds.
 fn parse_duration_ms(d: &str) -> Option<u64> {
-    let secs: f64 = d.strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).round() as u64)
+    crate::http::decimal_scaled(d.strip_suffix('s')?, 1000)
 }
 
 #[cfg(test)]

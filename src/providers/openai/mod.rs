@@ -7,8 +7,7 @@
 //! The same code serves OpenAI-compatible servers through [`Dialect`]; see
 //! [`crate::providers::openaicompat`] for the quirks it handles.
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::accumulate::{provider_data, Delta};
 use crate::types::{FinishReason, Usage};
@@ -74,101 +73,49 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
     }
 }
 
-/// The fields shared by a streamed `delta` and a whole `message`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WireMessage {
-    #[serde(default)]
-    pub content: Option<Content>,
-    #[serde(default)]
-    pub reasoning_content: Option<String>,
-    #[serde(default)]
-    pub reasoning: Option<Value>,
-    #[serde(default)]
-    pub refusal: Option<String>,
-    #[serde(default)]
-    pub tool_calls: Option<Vec<WireToolCall>>,
+/// Takes a string field out of an object.
+pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String> {
+    match obj.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
 }
 
-/// `content`: a string, or (Mistral) an array of typed chunks.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub(crate) enum Content {
-    Text(String),
-    Chunks(Vec<Value>),
-    Other(serde::de::IgnoredAny),
+/// The usage of a completion or chunk, wherever the server put it
+/// (`x_groq.usage` on Groq).
+pub(crate) fn completion_usage(body: &Map<String, Value>) -> Option<Usage> {
+    body.get("usage")
+        .filter(|u| u.is_object())
+        .or_else(|| body.get("x_groq").and_then(|x| x.get("usage")))
+        .filter(|u| u.is_object())
+        .map(map_usage)
 }
 
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WireToolCall {
-    #[serde(default)]
-    pub index: Option<Value>,
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub function: Option<WireFunction>,
-    /// Gemini's OpenAI endpoint: `extra_content.google.thought_signature`.
-    #[serde(default)]
-    pub extra_content: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WireFunction {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub arguments: Option<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WireChoice {
-    #[serde(default)]
-    pub delta: Option<WireMessage>,
-    #[serde(default)]
-    pub message: Option<WireMessage>,
-    #[serde(default)]
-    pub finish_reason: Option<String>,
-}
-
-/// A `chat.completion` or `chat.completion.chunk`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WireCompletion {
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub choices: Option<Vec<WireChoice>>,
-    #[serde(default)]
-    pub usage: Option<Value>,
-    #[serde(default)]
-    pub x_groq: Option<Value>,
-    #[serde(default)]
-    pub error: Option<Value>,
-}
-
-impl WireCompletion {
-    /// The usage, wherever the server put it (`x_groq.usage` on Groq).
-    pub(crate) fn usage(&self) -> Option<Usage> {
-        self.usage
-            .as_ref()
-            .filter(|u| u.is_object())
-            .or_else(|| self.x_groq.as_ref().and_then(|x| x.get("usage")))
-            .filter(|u| u.is_object())
-            .map(map_usage)
+/// The first choice of a completion or chunk (n > 1 is not supported).
+pub(crate) fn first_choice(body: &mut Map<String, Value>) -> Option<Map<String, Value>> {
+    match body.get_mut("choices") {
+        Some(Value::Array(choices)) if !choices.is_empty() => match choices.swap_remove(0) {
+            Value::Object(c) => Some(c),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
 /// Text, reasoning and refusal of a message or delta, as deltas.
 /// `announced` remembers that the reasoning field name was recorded.
 pub(crate) fn content_deltas(
-    msg: &mut WireMessage,
+    msg: &mut Map<String, Value>,
     dialect: Dialect,
     announced: &mut bool,
     out: &mut Vec<Delta>,
 ) {
-    let reasoning = match (msg.reasoning_content.take(), msg.reasoning.take()) {
+    let reasoning = match (
+        take_str(msg, "reasoning_content"),
+        take_str(msg, "reasoning"),
+    ) {
         (Some(r), _) if !r.is_empty() => Some(("reasoning_content", r)),
-        (_, Some(Value::String(r))) if !r.is_empty() => Some(("reasoning", r)),
+        (_, Some(r)) if !r.is_empty() => Some(("reasoning", r)),
         _ => None,
     };
     if let Some((field, text)) = reasoning {
@@ -181,16 +128,16 @@ pub(crate) fn content_deltas(
             });
         }
     }
-    match msg.content.take() {
-        Some(Content::Text(t)) => out.push(Delta::Text(t)),
-        Some(Content::Chunks(chunks)) => {
+    match msg.remove("content") {
+        Some(Value::String(t)) => out.push(Delta::Text(t)),
+        Some(Value::Array(chunks)) => {
             for chunk in chunks {
                 typed_chunk(chunk, out);
             }
         }
-        Some(Content::Other(_)) | None => {}
+        _ => {}
     }
-    if let Some(r) = msg.refusal.take() {
+    if let Some(r) = take_str(msg, "refusal") {
         out.push(Delta::Refusal(r));
     }
 }

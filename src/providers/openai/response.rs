@@ -2,49 +2,62 @@
 
 use serde_json::Value;
 
-use super::{arguments_text, content_deltas, map_finish_reason, Dialect, WireCompletion};
+use super::{
+    arguments_text, completion_usage, content_deltas, first_choice, map_finish_reason, take_str,
+    Dialect,
+};
 use crate::accumulate::{provider_data, Delta};
 use crate::providers::FrameFailure;
 
 /// The deltas of a whole response, in wire order.
 pub(crate) fn decode(body: &Value, dialect: Dialect) -> Result<Vec<Delta>, FrameFailure> {
-    let mut out = Vec::new();
     if let Some(err) = body.get("error").filter(|e| !e.is_null()) {
         if let Some(e) = super::error::decode_error_object(err) {
             return Err(FrameFailure::Api(Box::new(e)));
         }
     }
-    let mut completion: WireCompletion = serde_json::from_value(body.clone())
-        .map_err(|e| FrameFailure::Malformed(format!("not a chat completion: {e}")))?;
-    let Some(choice) = completion.choices.take().and_then(|c| c.into_iter().next()) else {
+    let Value::Object(mut completion) = body.clone() else {
+        return Err(FrameFailure::Malformed(
+            "a chat completion that is not an object".into(),
+        ));
+    };
+    let Some(mut choice) = first_choice(&mut completion) else {
         return Err(FrameFailure::Malformed(
             "a chat completion without choices".into(),
         ));
     };
-    out.push(Delta::Meta {
-        id: completion.id.take(),
-        model: completion.model.take(),
-    });
+    let mut out = vec![Delta::Meta {
+        id: take_str(&mut completion, "id"),
+        model: take_str(&mut completion, "model"),
+    }];
     let mut announced = false;
-    if let Some(mut message) = choice.message.or(choice.delta) {
+    let message = match (choice.remove("message"), choice.remove("delta")) {
+        (Some(Value::Object(m)), _) | (_, Some(Value::Object(m))) => Some(m),
+        _ => None,
+    };
+    if let Some(mut message) = message {
         content_deltas(&mut message, dialect, &mut announced, &mut out);
-        for (slot, call) in message
-            .tool_calls
-            .take()
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate()
-        {
-            let (name, args) = match call.function {
-                Some(f) => (f.name, arguments_text(f.arguments)),
-                None => (None, None),
+        let calls = match message.remove("tool_calls") {
+            Some(Value::Array(calls)) => calls,
+            _ => Vec::new(),
+        };
+        for (slot, call) in calls.into_iter().enumerate() {
+            let Value::Object(mut call) = call else {
+                continue;
+            };
+            let (name, args) = match call.remove("function") {
+                Some(Value::Object(mut f)) => (
+                    take_str(&mut f, "name"),
+                    arguments_text(f.remove("arguments")),
+                ),
+                _ => (None, None),
             };
             out.push(Delta::ToolStart {
                 slot,
-                id: call.id,
+                id: take_str(&mut call, "id"),
                 name,
                 data: call
-                    .extra_content
+                    .remove("extra_content")
                     .map(|x| provider_data(dialect.key(), "extra_content", x)),
             });
             if let Some(fragment) = args {
@@ -52,14 +65,14 @@ pub(crate) fn decode(body: &Value, dialect: Dialect) -> Result<Vec<Delta>, Frame
             }
         }
     }
-    if let Some(reason) = choice.finish_reason {
+    if let Some(reason) = take_str(&mut choice, "finish_reason") {
         out.push(Delta::Finish {
             reason: map_finish_reason(&reason),
             raw: reason,
         });
     }
     out.push(Delta::ToolEndAll);
-    if let Some(u) = completion.usage() {
+    if let Some(u) = completion_usage(&completion) {
         out.push(Delta::Usage(u));
     }
     Ok(out)

@@ -8,7 +8,12 @@
 
 use serde_json::Value;
 
-use super::{arguments_text, content_deltas, map_finish_reason, Dialect, WireCompletion};
+use serde_json::Map;
+
+use super::{
+    arguments_text, completion_usage, content_deltas, first_choice, map_finish_reason, take_str,
+    Dialect,
+};
 use crate::accumulate::{is_json_object, provider_data, Delta};
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
@@ -60,7 +65,7 @@ impl Decoder {
             out.push(Delta::Terminal);
             return Ok(());
         }
-        let chunk: WireCompletion = match serde_json::from_str(data) {
+        let chunk: Map<String, Value> = match serde_json::from_str(data) {
             Ok(c) => c,
             Err(e) => {
                 // Proxies re-wrap keep-alive comments as `data: : ...`.
@@ -71,7 +76,7 @@ impl Decoder {
                 return Ok(());
             }
         };
-        if let Some(err) = &chunk.error {
+        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
             if let Some(e) = super::error::decode_error_object(err) {
                 return Err(FrameFailure::Api(Box::new(e)));
             }
@@ -80,24 +85,32 @@ impl Decoder {
         Ok(())
     }
 
-    fn chunk(&mut self, mut chunk: WireCompletion, out: &mut Vec<Delta>) {
-        if !self.meta_seen && (chunk.id.is_some() || chunk.model.is_some()) {
-            self.meta_seen = true;
-            out.push(Delta::Meta {
-                id: chunk.id.take(),
-                model: chunk.model.take(),
-            });
+    fn chunk(&mut self, mut chunk: Map<String, Value>, out: &mut Vec<Delta>) {
+        if !self.meta_seen {
+            let id = take_str(&mut chunk, "id");
+            let model = take_str(&mut chunk, "model");
+            if id.is_some() || model.is_some() {
+                self.meta_seen = true;
+                out.push(Delta::Meta { id, model });
+            }
         }
-        let usage = chunk.usage();
-        // Only the first choice is read; n > 1 is not supported.
-        if let Some(choice) = chunk.choices.take().and_then(|c| c.into_iter().next()) {
-            if let Some(mut delta) = choice.delta.or(choice.message) {
+        let usage = completion_usage(&chunk);
+        if let Some(mut choice) = first_choice(&mut chunk) {
+            let delta = match (choice.remove("delta"), choice.remove("message")) {
+                (Some(Value::Object(d)), _) | (_, Some(Value::Object(d))) => Some(d),
+                _ => None,
+            };
+            if let Some(mut delta) = delta {
                 content_deltas(&mut delta, self.dialect, &mut self.reasoning_announced, out);
-                for call in delta.tool_calls.take().unwrap_or_default() {
-                    self.call_delta(call, out);
+                if let Some(Value::Array(calls)) = delta.remove("tool_calls") {
+                    for call in calls {
+                        if let Value::Object(call) = call {
+                            self.call_delta(call, out);
+                        }
+                    }
                 }
             }
-            if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+            if let Some(reason) = take_str(&mut choice, "finish_reason").filter(|r| !r.is_empty()) {
                 out.push(Delta::Finish {
                     reason: map_finish_reason(&reason),
                     raw: reason,
@@ -112,15 +125,15 @@ impl Decoder {
         }
     }
 
-    fn call_delta(&mut self, call: super::WireToolCall, out: &mut Vec<Delta>) {
-        let id = call.id.filter(|s| !s.is_empty());
-        let index = call.index.as_ref().and_then(Value::as_u64);
-        let (name, args) = match call.function {
-            Some(f) => (
-                f.name.filter(|s| !s.is_empty()),
-                arguments_text(f.arguments),
+    fn call_delta(&mut self, mut call: Map<String, Value>, out: &mut Vec<Delta>) {
+        let id = take_str(&mut call, "id").filter(|s| !s.is_empty());
+        let index = call.get("index").and_then(Value::as_u64);
+        let (name, args) = match call.remove("function") {
+            Some(Value::Object(mut f)) => (
+                take_str(&mut f, "name").filter(|s| !s.is_empty()),
+                arguments_text(f.remove("arguments")),
             ),
-            None => (None, None),
+            _ => (None, None),
         };
         let pos = self.find(id.as_deref(), index, name.is_some());
         let pos = match pos {
@@ -148,7 +161,7 @@ impl Decoder {
         }
         tracked.named |= name.is_some();
         let data = call
-            .extra_content
+            .remove("extra_content")
             .map(|extra| provider_data(self.dialect.key(), "extra_content", extra));
         out.push(Delta::ToolStart {
             slot: tracked.slot,
