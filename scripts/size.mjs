@@ -1,0 +1,37 @@
+// Prints the package's sizes (raw, gzip, brotli) and fails above the budget;
+// checks that the wasm imports nothing from `env` (an unresolved C or Rust
+// symbol would land there and break every runtime).
+import fs from "node:fs";
+import zlib from "node:zlib";
+
+const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
+const dir = process.argv[2] ?? "pkg";
+const files = ["skyl_wasm_bg.wasm", "skyl_wasm.js", "api.js", "load.js", "node.js", "browser.js", "workerd.js"];
+let gzipTotal = 0;
+const rows = [];
+for (const f of files) {
+  const buf = fs.readFileSync(`${dir}/${f}`);
+  const gz = zlib.gzipSync(buf, { level: 9 }).length;
+  const br = zlib.brotliCompressSync(buf, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  gzipTotal += gz;
+  rows.push([f, buf.length, gz, br]);
+}
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+console.log("file                   raw         gzip        brotli");
+for (const [f, raw, gz, br] of rows) console.log(`${f.padEnd(22)} ${kib(raw).padEnd(11)} ${kib(gz).padEnd(11)} ${kib(br)}`);
+const glue = rows.filter(([f]) => f !== "skyl_wasm_bg.wasm").reduce((a, r) => a + r[2], 0);
+console.log(`JS glue gzip: ${kib(glue)}; total gzip: ${kib(gzipTotal)} (budget ${kib(BUDGET_GZIP)})`);
+
+const imports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(`${dir}/skyl_wasm_bg.wasm`)));
+const env = imports.filter((i) => i.module === "env");
+console.log(`wasm imports: ${imports.length}, from env: ${env.length}`);
+let failed = false;
+if (env.length) {
+  console.error(`the wasm imports from env: ${env.map((i) => i.name).join(", ")}`);
+  failed = true;
+}
+if (gzipTotal > BUDGET_GZIP) {
+  console.error(`over the size budget by ${kib(gzipTotal - BUDGET_GZIP)}`);
+  failed = true;
+}
+process.exit(failed ? 1 : 0);
