@@ -97,22 +97,58 @@ function toolResults(wire, req) {
   return out;
 }
 
-function firstTool(wire, req) {
-  if (wire === "gemini") return req.tools?.[0]?.functionDeclarations?.[0]?.name ?? "get_weather";
-  if (wire === "anthropic") return req.tools?.[0]?.name ?? "get_weather";
-  return req.tools?.[0]?.function?.name ?? "get_weather";
+/** A tool result as a phrase: JSON objects become "key: value" lists (Gemini's {output} unwrapped). */
+function describe(content) {
+  let v = content;
+  for (let i = 0; i < 3 && typeof v === "string"; i++) {
+    try { v = JSON.parse(v); } catch { break; }
+  }
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    if (Object.keys(v).length === 1 && ("output" in v || "error" in v)) return describe(typeof v.output === "string" ? v.output : JSON.stringify(v.output ?? v.error));
+    return Object.entries(v).map(([k, x]) => `${k} ${typeof x === "object" ? JSON.stringify(x) : x}`).join(", ");
+  }
+  return String(v);
 }
 
-/** Arguments for the scripted call: a value for each required property. */
-function scriptedArgs(wire, req, name) {
-  let schema;
-  if (wire === "gemini") schema = req.tools?.[0]?.functionDeclarations?.[0]?.parametersJsonSchema;
-  else if (wire === "anthropic") schema = req.tools?.[0]?.input_schema;
-  else schema = req.tools?.[0]?.function?.parameters;
+/** The declared tools in any format: [{name, description, schema}]. */
+function declaredTools(wire, req) {
+  if (wire === "gemini") return (req.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => ({ name: d.name, description: d.description ?? "", schema: d.parametersJsonSchema ?? d.parameters }));
+  if (wire === "anthropic") return (req.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? "", schema: t.input_schema }));
+  return (req.tools ?? []).map((t) => ({ name: t.function?.name, description: t.function?.description ?? "", schema: t.function?.parameters }));
+}
+
+/** The last user text of a request in any format. */
+function lastUserText(wire, req) {
+  const texts = [];
+  if (wire === "gemini") {
+    for (const c of req.contents ?? []) if (c.role === "user") for (const p of c.parts ?? []) if (p.text) texts.push(p.text);
+  } else {
+    for (const m of req.messages ?? []) {
+      if (m.role !== "user") continue;
+      if (typeof m.content === "string") texts.push(m.content);
+      else for (const b of m.content ?? []) if (b.type === "text") texts.push(b.text);
+    }
+  }
+  return texts.at(-1) ?? "";
+}
+
+/** The tool the user's words point at (its name or description), else the first. */
+function chooseTool(wire, req) {
+  const tools = declaredTools(wire, req);
+  const words = lastUserText(wire, req).toLowerCase().match(/[a-z]{3,}/g) ?? [];
+  const score = (t) => words.filter((w) => `${t.name} ${t.description}`.toLowerCase().includes(w)).length;
+  return [...tools].sort((a, b) => score(b) - score(a))[0] ?? { name: "get_weather", schema: null };
+}
+
+/** Arguments for the scripted call: each property's example or default, else a plausible value. */
+function scriptedArgs(tool) {
+  const { name, schema } = tool;
   const args = {};
   const props = schema?.properties ?? {};
   for (const [k, v] of Object.entries(props)) {
-    if (v?.type === "number" || v?.type === "integer") args[k] = 42;
+    if (Array.isArray(v?.examples) && v.examples.length) args[k] = v.examples[0];
+    else if (v?.default !== undefined) args[k] = v.default;
+    else if (v?.type === "number" || v?.type === "integer") args[k] = 42;
     else if (v?.type === "boolean") args[k] = true;
     else if (Array.isArray(v?.enum)) args[k] = v.enum[0];
     else args[k] = k === "city" || k === "location" ? "Paris" : `${k} value`;
@@ -125,15 +161,14 @@ function scriptedArgs(wire, req, name) {
 function scriptedTurn(wire, req) {
   const results = toolResults(wire, req);
   if (results.length > 0) {
-    const quoted = results.map((r) => r.content).join("; ");
-    return { text: `Here is what the tools returned: ${quoted}. Anything else?`, calls: [] };
+    return { text: `Here is what I found: ${results.map((r) => describe(r.content)).join("; ")}.`, calls: [] };
   }
   const declared = wire === "gemini" ? req.tools?.[0]?.functionDeclarations?.length : req.tools?.length;
   if (!declared) return { text: "Hello from the mock provider.", calls: [] };
-  const name = firstTool(wire, req);
+  const tool = chooseTool(wire, req);
   return {
     text: "Let me look that up.",
-    calls: [{ id: wire === "gemini" ? null : `call_${name}_1`, name, args: scriptedArgs(wire, req, name) }],
+    calls: [{ id: wire === "gemini" ? null : `call_${tool.name}_1`, name: tool.name, args: scriptedArgs(tool) }],
   };
 }
 

@@ -1,0 +1,94 @@
+// The demo's Worker: the pattern to follow in production. The API keys live
+// in the Worker's environment, never in the page. The page posts the
+// conversation; the Worker calls the provider with skyl and streams skyl's
+// events back as server-sent events (`data: <event JSON>`), ending with the
+// `finish` event or an `event: error`.
+//
+// Without a key for a provider, it talks to the local mock provider
+// (MOCK_URL), which answers in that provider's real wire format.
+import { Client, SkylError } from "skyl";
+
+const PROVIDERS = {
+  openai: { key: "OPENAI_API_KEY", model: "gpt-4.1-mini" },
+  openaicompat: { key: "OPENAICOMPAT_API_KEY", model: "llama-3.3-70b-versatile", baseURL: "OPENAICOMPAT_BASE_URL" },
+  anthropic: { key: "ANTHROPIC_API_KEY", model: "claude-sonnet-4-5" },
+  gemini: { key: "GEMINI_API_KEY", model: "gemini-2.5-flash" },
+};
+
+const cors = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type",
+};
+
+/** Whether `provider` is live (a key is configured) and where it goes. */
+function route(env, provider) {
+  const p = PROVIDERS[provider];
+  const key = env[p.key];
+  const live = Boolean(key) && (provider !== "openaicompat" || Boolean(env[p.baseURL]));
+  const mock = env.MOCK_URL ?? "http://127.0.0.1:8788";
+  const baseURL = live ? (p.baseURL ? env[p.baseURL] : undefined) : provider.startsWith("openai") ? `${mock}/v1` : mock;
+  return { live, key: live ? key : undefined, baseURL, model: p.model };
+}
+
+function config(env) {
+  const providers = {};
+  for (const name of Object.keys(PROVIDERS)) {
+    const r = route(env, name);
+    providers[name] = { live: r.live, model: r.live ? r.model : "mock-model" };
+  }
+  return { providers, mockURL: env.MOCK_URL ?? "http://127.0.0.1:8788" };
+}
+
+const encoder = new TextEncoder();
+const sse = (event, data) => encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
+
+async function chat(request, env) {
+  let body;
+  try {
+    body = await request.json();
+  } catch {
+    return Response.json({ error: "the body must be JSON" }, { status: 400, headers: cors });
+  }
+  const { provider, model, request: req, mock = {} } = body ?? {};
+  if (!PROVIDERS[provider]) return Response.json({ error: `unknown provider ${provider}` }, { status: 400, headers: cors });
+  const r = route(env, provider);
+  const headers = {};
+  if (!r.live) for (const [k, v] of Object.entries(mock)) headers[`x-mock-${k}`] = String(v);
+  const client = new Client({ provider, model: model || r.model, apiKey: r.key, baseURL: r.baseURL, headers, maxRetries: 2 });
+
+  const { readable, writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const stream = client.stream(req);
+  (async () => {
+    try {
+      for await (const ev of stream) {
+        const { raw, ...event } = ev; // the page needs the event, not the provider frame
+        await writer.write(sse(null, event));
+      }
+    } catch (e) {
+      if (e instanceof SkylError && e.code === "abort") return; // the page went away
+      const info = e instanceof SkylError
+        ? { name: e.name, code: e.code, message: e.message, status: e.status, retryable: e.retryable }
+        : { name: "Error", code: "error", message: String(e?.message ?? e) };
+      await writer.write(sse("error", info)).catch(() => {});
+    } finally {
+      await writer.close().catch(() => {});
+    }
+  })();
+  // When the page disconnects (its stop button), cancel the upstream call.
+  request.signal?.addEventListener?.("abort", () => stream.abort("the page disconnected"));
+  return new Response(readable, {
+    headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache", "x-skyl-mode": r.live ? "live" : "mock" },
+  });
+}
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
+    if (url.pathname === "/api/config") return Response.json(config(env), { headers: cors });
+    if (url.pathname === "/api/chat" && request.method === "POST") return chat(request, env);
+    return new Response("skyl demo worker: POST /api/chat, GET /api/config", { status: 404, headers: cors });
+  },
+};

@@ -1,0 +1,48 @@
+// Starts the demo Worker under `wrangler dev` (workerd, local mode).
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+export const KEYS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAICOMPAT_API_KEY", "OPENAICOMPAT_BASE_URL"];
+
+/**
+ * Runs the Worker on 127.0.0.1:`port` with MOCK_URL = `mockURL` and the
+ * keys found in `env` (written to .dev.vars, readable only by this user,
+ * removed by stop()). Resolves with { url, stop, log } once it answers.
+ */
+export async function startWorker({ port, mockURL, env = process.env, timeoutMs = 60000 }) {
+  const vars = path.join(here, ".dev.vars");
+  const secrets = KEYS.filter((k) => env[k]).map((k) => `${k}=${JSON.stringify(env[k])}`);
+  if (secrets.length) fs.writeFileSync(vars, secrets.join("\n") + "\n", { mode: 0o600 });
+  else fs.rmSync(vars, { force: true });
+  const proc = spawn(path.join(root, "node_modules/.bin/wrangler"), ["dev", "--ip", "127.0.0.1", "--port", String(port), "--var", `MOCK_URL:${mockURL}`, "--log-level", "warn"], {
+    cwd: here,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_UPDATE_NOTIFIER: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let log = "";
+  proc.stdout.on("data", (d) => { log += d; });
+  proc.stderr.on("data", (d) => { log += d; });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    try { process.kill(-proc.pid, "SIGTERM"); } catch { /* gone */ }
+    fs.rmSync(vars, { force: true });
+  };
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(`${url}/api/config`);
+      return { url, stop, log: () => log };
+    } catch {
+      if (proc.exitCode !== null || Date.now() > end) {
+        stop();
+        throw new Error(`the Worker did not start:\n${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+}
