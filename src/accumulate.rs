@@ -69,6 +69,9 @@ pub(crate) enum Delta {
     Finish { raw: String, reason: FinishReason },
     /// The terminal frame: the turn is complete.
     Terminal,
+    /// More follows after a terminal frame (another message in the same
+    /// body): not complete until its own terminal frame.
+    Reopen,
     /// A non-fatal oddity.
     Warning { code: &'static str, message: String },
 }
@@ -243,6 +246,7 @@ impl Accumulator {
                 self.response.finish_reason = reason;
             }
             Delta::Terminal => self.terminal = true,
+            Delta::Reopen => self.terminal = false,
             Delta::Warning { code, message } => self.push(
                 out,
                 StreamEvent::Warning {

@@ -232,6 +232,11 @@ impl JsonDecoder {
         self.inner.events_emitted()
     }
 
+    /// Whether the provider's terminal frame has been decoded.
+    pub fn is_complete(&self) -> bool {
+        self.inner.is_complete()
+    }
+
     /// What has been assembled so far.
     pub fn partial(&self) -> String {
         serde_json::to_string(&self.inner.partial()).unwrap_or_else(|_| "null".into())

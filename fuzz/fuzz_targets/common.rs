@@ -16,7 +16,9 @@ pub fn chunks<'a>(body: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
     let mut rest = body;
     let mut i = 0;
     while !rest.is_empty() {
-        let n = sizes.get(i % sizes.len().max(1)).map_or(rest.len(), |&s| usize::from(s % 64) + 1);
+        let n = sizes
+            .get(i % sizes.len().max(1))
+            .map_or(rest.len(), |&s| usize::from(s % 64) + 1);
         let (a, b) = rest.split_at(n.min(rest.len()));
         out.push(a);
         rest = b;

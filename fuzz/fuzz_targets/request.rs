@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use skyl::{ClientConfig, Provider, Request};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(request) = serde_json::from_slice::<Request>(data) else { return };
+    let Ok(request) = serde_json::from_slice::<Request>(data) else {
+        return;
+    };
     for p in Provider::ALL {
         let mut config = ClientConfig::new(p);
         config.base_url = Some("http://127.0.0.1:1".into());

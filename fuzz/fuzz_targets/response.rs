@@ -8,7 +8,9 @@ use libfuzzer_sys::fuzz_target;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, rest)) = data.split_first() else { return };
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
     let p = common::provider(which);
     let body = String::from_utf8_lossy(rest);
     if let Ok(r) = skyl::decode_response(p, &body) {
@@ -18,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let status = 400 + u16::from(which % 200);
-    let headers = [("retry-after".to_string(), body.chars().take(12).collect::<String>())];
+    let headers = [(
+        "retry-after".to_string(),
+        body.chars().take(12).collect::<String>(),
+    )];
     let _ = skyl::decode_error(p, status, &headers, &body);
 });

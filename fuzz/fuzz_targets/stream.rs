@@ -10,7 +10,10 @@ use skyl::{StreamDecoder, StreamEvent};
 #[path = "common.rs"]
 mod common;
 
-fn decode(p: skyl::Provider, chunks: &[&[u8]]) -> (Vec<StreamEvent>, Result<skyl::Response, skyl::Error>) {
+fn decode(
+    p: skyl::Provider,
+    chunks: &[&[u8]],
+) -> (Vec<StreamEvent>, Result<skyl::Response, skyl::Error>) {
     let mut d = StreamDecoder::with_max_event_bytes(p, 1 << 16);
     let mut out = Vec::new();
     for c in chunks {
@@ -24,7 +27,9 @@ fn decode(p: skyl::Provider, chunks: &[&[u8]]) -> (Vec<StreamEvent>, Result<skyl
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, rest)) = data.split_first() else { return };
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
     let (sizes, body) = rest.split_at(rest.len().min(3));
     let p = common::provider(which);
     let whole = decode(p, &[body]);

@@ -71,6 +71,12 @@ impl Decoder {
         self.0.events_emitted()
     }
 
+    /// Whether the provider's terminal frame has been decoded.
+    #[wasm_bindgen(js_name = isComplete)]
+    pub fn is_complete(&self) -> bool {
+        self.0.is_complete()
+    }
+
     /// What has been assembled so far.
     pub fn partial(&self) -> String {
         self.0.partial()

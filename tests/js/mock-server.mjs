@@ -25,6 +25,10 @@
 //   inband_error=<when>        `start`: an in-band error before any content;
 //                              `after_text`: after the first text
 //   hang=1                     send headers, then nothing
+//   huge_event=<bytes>         one SSE event this big (streamed in 64 KiB pieces)
+//   comments_ms=<ms>           keep-alive comments for this long, then end
+//                              without a terminal frame
+//   tiny_events=<n>            an OpenAI-format stream of n one-character deltas
 //   echo_key=1                 injected failures quote the credential they
 //                              received (some servers do; skyl must scrub it)
 //
@@ -259,6 +263,37 @@ function httpErrorBody(wire, status) {
   return { error: { message, type, param: null, code: status === 401 ? "invalid_api_key" : null } };
 }
 
+/** Writes `buf`, waiting for the socket to drain; false if the client left. */
+async function send(res, buf) {
+  if (res.destroyed) return false;
+  if (!res.write(buf)) await new Promise((r) => { res.once("drain", r); res.once("close", r); });
+  return !res.destroyed;
+}
+
+/** The resource-bound streams: a huge event, endless comments, many tiny events. */
+async function resourceStream(res, { huge, commentsMs, tiny }) {
+  if (huge) {
+    await send(res, "data: ");
+    const piece = Buffer.alloc(64 * 1024, "x");
+    for (let sent = 0; sent < huge; sent += piece.length) if (!(await send(res, piece))) return;
+    await send(res, "\n\n");
+  }
+  if (commentsMs) {
+    const end = Date.now() + commentsMs;
+    const burst = ": keep-alive\n".repeat(64);
+    while (Date.now() < end) {
+      if (!(await send(res, burst))) return;
+      await sleep(1);
+    }
+  }
+  if (tiny) {
+    const one = 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n';
+    const batch = one.repeat(1000);
+    for (let i = 0; i < tiny; i += 1000) if (!(await send(res, i + 1000 <= tiny ? batch : one.repeat(tiny - i)))) return;
+    await send(res, 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+  }
+}
+
 // ------------------------------------------------------------------- server
 
 /** Starts the mock on 127.0.0.1 (port 0 = any). Returns { url, port, requests, reset, close }. */
@@ -343,6 +378,13 @@ export async function startMock({ port = 0, quiet = true } = {}) {
           payload = Buffer.from(frames.slice(0, firstText + 1).map((f) => f + sep).join("") + inbandError(wire));
         }
       }
+    }
+
+    if (opt("huge_event") || opt("comments_ms") || opt("tiny_events")) {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      await resourceStream(res, { huge: Number(opt("huge_event") ?? 0), commentsMs: Number(opt("comments_ms") ?? 0), tiny: Number(opt("tiny_events") ?? 0) });
+      record.completed = !res.destroyed;
+      return res.end();
     }
 
     const firstByte = Number(opt("first_byte_delay") ?? 0);

@@ -131,6 +131,9 @@ impl Decoder {
         }
         self.open_message = Some(id.clone().unwrap_or_default());
         self.blocks.clear();
+        // A body with several messages is complete only at the last one's
+        // message_stop.
+        out.push(Delta::Reopen);
         out.push(Delta::Break);
         out.push(Delta::Meta {
             id,
@@ -431,6 +434,22 @@ mod tests {
         assert!(res.tool_calls.is_empty());
         assert_eq!(res.incomplete_tool_calls.len(), 1);
         assert_eq!(res.finish_reason, crate::FinishReason::Length);
+    }
+
+    #[test]
+    fn a_second_message_reopens_the_stream_until_its_own_stop() {
+        let body = sse(&[START, r#"{"type":"message_stop"}"#]);
+        let mut d = StreamDecoder::new(Provider::Anthropic);
+        let mut out = Vec::new();
+        d.feed(&body, &mut out).unwrap();
+        assert!(d.is_complete());
+        d.feed(&sse(&[START.replace("m1", "m2").as_str()]), &mut out)
+            .unwrap();
+        assert!(!d.is_complete(), "the second message is still open");
+        assert!(matches!(
+            d.finish(&mut out),
+            Err(Error::StreamEndedEarly { .. })
+        ));
     }
 
     #[test]

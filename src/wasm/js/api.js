@@ -74,10 +74,21 @@ function scrub(value, secret) {
   return value;
 }
 
+/** `cause`, or a copy without the secret if its message or stack shows it. */
+function scrubCause(cause, secret) {
+  if (!secret || secret.length < 4 || !(cause instanceof Error)) return cause;
+  const shown = [cause.message, cause.stack, cause.cause instanceof Error ? cause.cause.message : ""].join("\n");
+  if (!shown.includes(secret)) return cause;
+  const copy = new Error(scrub(String(cause.message), secret));
+  copy.name = cause.name;
+  copy.stack = scrub(String(cause.stack ?? ""), secret);
+  return copy;
+}
+
 function makeError(info, secret, cause) {
   const clean = scrub(info, secret);
   const Class = CLASSES[clean.name] ?? SkylError;
-  return new Class(clean, cause === undefined ? undefined : { cause });
+  return new Class(clean, cause === undefined ? undefined : { cause: scrubCause(cause, secret) });
 }
 
 const localError = (name, code, message, extra = {}) => ({ name, code, message, retryable: false, ...extra });
@@ -481,6 +492,9 @@ class Run {
         result = this.reader ? await this.reader.read() : { done: true };
       } catch (e) {
         if (this.wasCut) throw this.reason(e);
+        // The connection broke after the terminal frame: nothing is
+        // missing, so the stream ends normally.
+        if (call(() => decoder.isComplete())) return parse(call(() => decoder.finish()));
         const err = this.bodyError(e);
         err.partial = parse(call(() => decoder.partial()));
         throw err;
