@@ -523,3 +523,38 @@ impl FrameDecoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_config_debug_never_shows_the_key() {
+        let mut config = ClientConfig::new(Provider::Gemini);
+        config.api_key = Some("AIza-SECRET-0000".into());
+        config.headers = vec![
+            ("Authorization".into(), "Bearer SECRET2".into()),
+            ("x-trace".into(), "t".into()),
+        ];
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("x-trace") && shown.contains("<redacted>"));
+    }
+
+    #[test]
+    fn provider_options_merge_deeply_and_win() {
+        let mut body = serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let from = serde_json::json!({"a": {"c": 9}, "e": 4})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        deep_merge(&mut body, &from);
+        assert_eq!(
+            Value::Object(body),
+            serde_json::json!({"a": {"b": 1, "c": 9}, "d": 3, "e": 4})
+        );
+    }
+}

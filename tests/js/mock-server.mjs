@@ -266,7 +266,13 @@ function httpErrorBody(wire, status) {
 /** Writes `buf`, waiting for the socket to drain; false if the client left. */
 async function send(res, buf) {
   if (res.destroyed) return false;
-  if (!res.write(buf)) await new Promise((r) => { res.once("drain", r); res.once("close", r); });
+  if (!res.write(buf)) {
+    await new Promise((r) => {
+      const done = () => { res.off("drain", done); res.off("close", done); r(); };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
   return !res.destroyed;
 }
 

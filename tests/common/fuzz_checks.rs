@@ -1,0 +1,135 @@
+//! The invariants the fuzz targets check, shared with
+//! `tests/fuzz_regressions.rs`, which replays saved inputs through them.
+//! Each function takes raw fuzz input and panics if an invariant breaks.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use skyl::sse::SseDecoder;
+use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
+
+/// The provider named by `byte`.
+pub fn provider(byte: u8) -> Provider {
+    Provider::ALL[usize::from(byte) % Provider::ALL.len()]
+}
+
+/// `body` cut into chunks whose sizes cycle through `sizes` (1..=64 bytes).
+pub fn chunks<'a>(body: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let n = sizes
+            .get(i % sizes.len().max(1))
+            .map_or(rest.len(), |&s| usize::from(s % 64) + 1);
+        let (a, b) = rest.split_at(n.min(rest.len()));
+        out.push(a);
+        rest = b;
+        i += 1;
+    }
+    out
+}
+
+fn sse_decode(chunks: &[&[u8]]) -> (Vec<skyl::sse::SseEvent>, Result<bool, skyl::Error>) {
+    let mut d = SseDecoder::with_max_event_bytes(4096);
+    let mut out = Vec::new();
+    for c in chunks {
+        if let Err(e) = d.feed(c, &mut out) {
+            return (out, Err(e));
+        }
+    }
+    let r = d.finish(&mut out);
+    (out, r)
+}
+
+/// The SSE decoder: never panics; chunking never changes the events.
+pub fn sse(data: &[u8]) {
+    let (sizes, body) = data.split_at(data.len().min(4));
+    let whole = sse_decode(&[body]);
+    let split = sse_decode(&chunks(body, sizes));
+    assert_eq!(whole.1.is_err(), split.1.is_err());
+    if whole.1.is_ok() {
+        assert_eq!(whole.0, split.0);
+    }
+}
+
+type Outcome = (Vec<StreamEvent>, Result<skyl::Response, skyl::Error>);
+
+fn stream_decode(p: Provider, chunks: &[&[u8]]) -> Outcome {
+    let mut d = StreamDecoder::with_max_event_bytes(p, 1 << 16);
+    let mut out = Vec::new();
+    for c in chunks {
+        if let Err(e) = d.feed(c, &mut out) {
+            return (out, Err(e));
+        }
+    }
+    let r = d.finish(&mut out);
+    let _ = d.partial();
+    (out, r)
+}
+
+/// Every adapter's stream path: never panics; chunking changes nothing; a
+/// tool_call event is a whole JSON object with an id and a name; the final
+/// response lists exactly the emitted calls.
+pub fn stream(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let (sizes, body) = rest.split_at(rest.len().min(3));
+    let p = provider(which);
+    let whole = stream_decode(p, &[body]);
+    let split = stream_decode(p, &chunks(body, sizes));
+    assert_eq!(whole, split, "chunking changed the result");
+    let calls: Vec<_> = whole
+        .0
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolCall { call, .. } => Some(call.clone()),
+            _ => None,
+        })
+        .collect();
+    for c in &calls {
+        let v: serde_json::Value = serde_json::from_str(&c.arguments).expect("whole JSON");
+        assert!(v.is_object());
+        assert!(!c.id.is_empty() && !c.name.is_empty());
+    }
+    if let Ok(r) = &whole.1 {
+        assert_eq!(r.tool_calls, calls);
+    }
+}
+
+/// Non-streaming and error decoders: never panic; calls are whole objects.
+pub fn response(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let p = provider(which);
+    let body = String::from_utf8_lossy(rest);
+    if let Ok(r) = skyl::decode_response(p, &body) {
+        for c in &r.tool_calls {
+            let v: serde_json::Value = serde_json::from_str(&c.arguments).expect("whole JSON");
+            assert!(v.is_object());
+        }
+    }
+    let status = 400 + u16::from(which % 200);
+    let headers = [(
+        "retry-after".to_string(),
+        body.chars().take(12).collect::<String>(),
+    )];
+    let _ = skyl::decode_error(p, status, &headers, &body);
+}
+
+/// Request encoding from arbitrary JSON: never panics; bodies are JSON.
+pub fn request(data: &[u8]) {
+    let Ok(request) = serde_json::from_slice::<Request>(data) else {
+        return;
+    };
+    for p in Provider::ALL {
+        let mut config = ClientConfig::new(p);
+        config.base_url = Some("http://127.0.0.1:1".into());
+        config.model = Some("m".into());
+        for stream in [false, true] {
+            if let Ok(http) = skyl::encode_request(&config, &request, stream) {
+                serde_json::from_str::<serde_json::Value>(&http.body).expect("a JSON body");
+            }
+        }
+    }
+}
