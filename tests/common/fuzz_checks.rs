@@ -1,7 +1,13 @@
 //! The invariants the fuzz targets check, shared with
 //! `tests/fuzz_regressions.rs`, which replays saved inputs through them.
 //! Each function takes raw fuzz input and panics if an invariant breaks.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use skyl::sse::SseDecoder;
 use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
