@@ -175,47 +175,68 @@ impl JsonDecoder {
         })
     }
 
-    fn events_json(&mut self, out: &mut String) {
+    /// `{"events":[...]` with each event's `raw` left empty; the frames go
+    /// to `raws` and their UTF-16 lengths to `"rawLens"` (see [`Self::feed`]).
+    fn events_json(&mut self, out: &mut String, raws: &mut String) {
         out.push_str("{\"events\":[");
-        for (i, ev) in self.events.drain(..).enumerate() {
+        let mut lens = String::new();
+        for (i, mut ev) in self.events.drain(..).enumerate() {
             if i > 0 {
                 out.push(',');
+                lens.push(',');
             }
+            let raw = ev.take_raw();
+            raws.push_str(&raw);
+            lens.push_str(&raw.encode_utf16().count().to_string());
             match serde_json::to_string(&ev) {
                 Ok(s) => out.push_str(&s),
                 Err(_) => out.push_str("null"),
             }
         }
+        out.push_str("],\"rawLens\":[");
+        out.push_str(&lens);
         out.push(']');
     }
 
-    /// Feeds a chunk: `{"events": [...]}`, plus `"error"` if the stream
-    /// failed (events before the failure are still listed).
+    /// Closes the JSON object and appends the frames after a NUL (which
+    /// JSON text never contains unescaped).
+    fn seal(mut out: String, raws: &str) -> String {
+        out.push('}');
+        if !raws.is_empty() {
+            out.push('\0');
+            out.push_str(raws);
+        }
+        out
+    }
+
+    /// Feeds a chunk: `{"events": [...], "rawLens": [...]}`, plus `"error"`
+    /// if the stream failed (events before the failure are still listed).
+    /// Each event's `raw` is empty in the JSON: the frames follow the JSON
+    /// after a NUL, concatenated, `rawLens` giving each one's length in
+    /// UTF-16 units, so they are neither escaped here nor parsed in JS.
     pub fn feed(&mut self, chunk: &[u8]) -> String {
         let result = self.inner.feed(chunk, &mut self.events);
         let mut out = String::new();
-        self.events_json(&mut out);
+        let mut raws = String::new();
+        self.events_json(&mut out, &mut raws);
         if let Err(e) = result {
             out.push_str(",\"error\":");
             out.push_str(
                 &serde_json::to_string(&e.info(self.provider)).unwrap_or_else(|_| "{}".into()),
             );
         }
-        out.push('}');
-        out
+        Self::seal(out, &raws)
     }
 
-    /// Ends the body: `{"events": [...], "response": ...}` or with
-    /// `"error"`.
+    /// Ends the body: as [`Self::feed`], with `"done": true` (the response
+    /// is in the final `finish` event) or `"error"`.
     pub fn finish(&mut self) -> String {
         let result = self.inner.finish(&mut self.events);
         let mut out = String::new();
-        self.events_json(&mut out);
+        let mut raws = String::new();
+        self.events_json(&mut out, &mut raws);
         match result {
-            Ok(r) => {
-                out.push_str(",\"response\":");
-                out.push_str(&serde_json::to_string(&r).unwrap_or_else(|_| "null".into()));
-            }
+            Ok(_) => out.push_str(",\"done\":true"),
             Err(e) => {
                 out.push_str(",\"error\":");
                 out.push_str(
@@ -223,8 +244,7 @@ impl JsonDecoder {
                 );
             }
         }
-        out.push('}');
-        out
+        Self::seal(out, &raws)
     }
 
     /// Whether any event has been handed out.
@@ -283,17 +303,50 @@ mod tests {
         assert_eq!(err["error"]["provider"], "openai");
     }
 
+    /// The JSON part and the frames of a decoder result.
+    fn split(s: &str) -> (Value, Vec<String>) {
+        let (json, raws) = s.split_once('\0').unwrap_or((s, ""));
+        let out = v(json);
+        let units: Vec<u16> = raws.encode_utf16().collect();
+        let mut at = 0;
+        let mut frames = Vec::new();
+        for n in out["rawLens"].as_array().unwrap() {
+            let n = n.as_u64().unwrap() as usize;
+            frames.push(String::from_utf16(&units[at..at + n]).unwrap());
+            at += n;
+        }
+        assert_eq!(at, units.len());
+        (out, frames)
+    }
+
     #[test]
-    fn the_decoder_reports_events_then_the_response() {
+    fn the_decoder_reports_events_with_their_frames_then_the_end() {
         let mut d = JsonDecoder::new("openai", None).unwrap();
-        let out = v(&d.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"));
+        let frame = "{\"choices\":[{\"delta\":{\"content\":\"Hé 🌍\"}}]}";
+        let (out, frames) = split(&d.feed(format!("data: {frame}\n\n").as_bytes()));
         assert_eq!(out["events"][0]["type"], "text");
         assert_eq!(
-            out["events"][0]["raw"],
-            "{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}"
+            out["events"][0]["raw"], "",
+            "the frame is not inside the JSON"
         );
+        assert_eq!(frames, [frame]);
         assert!(d.events_emitted());
-        let out = v(&d.finish());
+        let (out, frames) = split(&d.feed(
+            b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+        ));
+        assert!(out["events"].as_array().unwrap().is_empty() && frames.is_empty());
+        let (out, frames) = split(&d.finish());
+        assert_eq!(out["done"], true);
+        assert_eq!(out["events"][0]["type"], "finish");
+        assert_eq!(out["events"][0]["response"]["text"], "Hé 🌍");
+        assert_eq!(frames, ["[DONE]"]);
+    }
+
+    #[test]
+    fn a_decoder_that_ends_early_reports_the_partial_response() {
+        let mut d = JsonDecoder::new("openai", None).unwrap();
+        d.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n");
+        let (out, _) = split(&d.finish());
         assert_eq!(out["error"]["name"], "StreamEndedEarlyError");
         assert_eq!(out["error"]["partial"]["text"], "Hi");
         assert_eq!(out["error"]["retryable"], false);

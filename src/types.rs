@@ -571,6 +571,19 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
+    /// Takes the frame out of the event, leaving an empty one.
+    pub(crate) fn take_raw(&mut self) -> Raw {
+        let raw = match self {
+            StreamEvent::Text { raw, .. }
+            | StreamEvent::Reasoning { raw, .. }
+            | StreamEvent::ToolCall { raw, .. }
+            | StreamEvent::Usage { raw, .. }
+            | StreamEvent::Warning { raw, .. }
+            | StreamEvent::Finish { raw, .. } => raw,
+        };
+        std::mem::replace(raw, Raw::from(""))
+    }
+
     /// The provider frame this event came from.
     pub fn raw(&self) -> &Raw {
         match self {

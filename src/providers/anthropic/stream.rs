@@ -62,8 +62,9 @@ impl Decoder {
             .get("type")
             .and_then(Value::as_str)
             .or(ev.event.as_deref())
-            .unwrap_or_default();
-        match kind {
+            .unwrap_or_default()
+            .to_string();
+        match kind.as_str() {
             "message_start" => self.message_start(data, out),
             "content_block_start" => {
                 self.block_start(data, out);
@@ -109,8 +110,8 @@ impl Decoder {
         }
     }
 
-    fn message_start(&mut self, data: Value, out: &mut Vec<Delta>) -> Result<(), FrameFailure> {
-        let Some(Value::Object(mut msg)) = data.get("message").cloned() else {
+    fn message_start(&mut self, mut data: Value, out: &mut Vec<Delta>) -> Result<(), FrameFailure> {
+        let Some(Value::Object(mut msg)) = take(&mut data, "message") else {
             return Err(FrameFailure::Malformed(
                 "message_start without a message".into(),
             ));
@@ -174,12 +175,12 @@ impl Decoder {
         out.push(Delta::Usage(map_usage(&self.usage)));
     }
 
-    fn block_start(&mut self, data: Value, out: &mut Vec<Delta>) {
+    fn block_start(&mut self, mut data: Value, out: &mut Vec<Delta>) {
         let index = data
             .get("index")
             .and_then(Value::as_u64)
             .unwrap_or_default();
-        let Some(Value::Object(mut block)) = data.get("content_block").cloned() else {
+        let Some(Value::Object(mut block)) = take(&mut data, "content_block") else {
             return;
         };
         let kind = block
@@ -235,12 +236,12 @@ impl Decoder {
         self.blocks.push((index, tracked));
     }
 
-    fn block_delta(&mut self, data: Value, out: &mut Vec<Delta>) {
+    fn block_delta(&mut self, mut data: Value, out: &mut Vec<Delta>) {
         let index = data
             .get("index")
             .and_then(Value::as_u64)
             .unwrap_or_default();
-        let Some(Value::Object(mut delta)) = data.get("delta").cloned() else {
+        let Some(Value::Object(mut delta)) = take(&mut data, "delta") else {
             return;
         };
         let kind = delta
@@ -331,6 +332,11 @@ impl Decoder {
             Block::Ignored => {}
         }
     }
+}
+
+/// Moves a field out of a frame (no copy).
+fn take(data: &mut Value, key: &str) -> Option<Value> {
+    data.as_object_mut()?.remove(key)
 }
 
 fn append(block: &mut Map<String, Value>, key: &str, more: &str) {

@@ -141,6 +141,25 @@ function panicError(cause) {
 
 const parse = (json) => JSON.parse(json);
 
+/**
+ * A decoder result: JSON, then (after a NUL) the events' provider frames,
+ * concatenated; `rawLens` gives each one's length. The frames are sliced
+ * here, never escaped into or parsed out of JSON.
+ */
+function decoded(text) {
+  const cut = text.indexOf("\0");
+  const out = JSON.parse(cut < 0 ? text : text.slice(0, cut));
+  let at = cut + 1;
+  out.events.forEach((ev, i) => {
+    const n = out.rawLens[i];
+    ev.raw = cut < 0 ? "" : text.slice(at, at + n);
+    at += n;
+  });
+  delete out.rawLens;
+  if (out.done) out.response = out.events.at(-1)?.response;
+  return out;
+}
+
 // ----------------------------------------------------------------- helpers
 
 /** A `tool` message answering `callId` with `content`. */
@@ -494,7 +513,7 @@ class Run {
         if (this.wasCut) throw this.reason(e);
         // The connection broke after the terminal frame: nothing is
         // missing, so the stream ends normally.
-        if (call(() => decoder.isComplete())) return parse(call(() => decoder.finish()));
+        if (call(() => decoder.isComplete())) return decoded(call(() => decoder.finish()));
         const err = this.bodyError(e);
         err.partial = parse(call(() => decoder.partial()));
         throw err;
@@ -502,7 +521,7 @@ class Run {
         clearTimeout(timer);
       }
       if (this.stopped || this.failure) throw this.reason();
-      const out = parse(call(() => (result.done ? decoder.finish() : decoder.feed(bytes(result.value)))));
+      const out = decoded(call(() => (result.done ? decoder.finish() : decoder.feed(bytes(result.value)))));
       if (out.error && this.yielded) {
         out.error.eventsEmitted = true;
         out.error.retryable = false;

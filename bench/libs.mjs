@@ -1,0 +1,156 @@
+// One function per library: stream an input through it, the way its users
+// would, and return what it assembled: { text, calls: [{name, args}] }
+// (`args` may be a JSON string or an object; the harness normalises it
+// outside the timed region). Every library gets its body from `fetch`,
+// a fake whose Response streams the input's chunks.
+import { fakeFetch } from "./inputs.mjs";
+
+const PROMPT = "hi";
+const TOOL_NAMES = ["search_rows", "fetch_page", "summarize"];
+const MODEL = { openai: "gpt-bench", anthropic: "claude-bench", gemini: "gemini-bench" };
+
+export const LIBRARIES = {
+  skyl: { wires: ["openai", "anthropic", "gemini"], load: loadSkyl },
+  "ai-sdk": { wires: ["openai", "anthropic", "gemini"], load: loadAiSdk },
+  openai: { wires: ["openai"], load: loadOpenAI },
+  "@anthropic-ai/sdk": { wires: ["anthropic"], load: loadAnthropic },
+  "@google/genai": { wires: ["gemini"], load: loadGenAI },
+  "minimal-js": { wires: ["openai", "anthropic", "gemini"], load: loadMinimal },
+};
+
+async function loadSkyl() {
+  const skyl = await import("../pkg/node.js");
+  const tools = TOOL_NAMES.map((name) => ({ name, parameters: { type: "object" } }));
+  return async (wire, input) => {
+    const client = new skyl.Client({ provider: wire, model: MODEL[wire], apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
+    let text = "";
+    const calls = [];
+    for await (const ev of client.stream({ messages: [{ role: "user", parts: [{ type: "text", text: PROMPT }] }], tools })) {
+      if (ev.type === "text") text += ev.text;
+      else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
+    }
+    return { text, calls };
+  };
+}
+
+async function loadAiSdk() {
+  const { streamText, tool, jsonSchema } = await import("ai");
+  const { createOpenAI } = await import("@ai-sdk/openai");
+  const { createAnthropic } = await import("@ai-sdk/anthropic");
+  const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+  const tools = Object.fromEntries(TOOL_NAMES.map((n) => [n, tool({ description: n, inputSchema: jsonSchema({ type: "object" }) })]));
+  return async (wire, input) => {
+    const fetch = fakeFetch(input.chunks);
+    const model =
+      wire === "openai" ? createOpenAI({ apiKey: "bench", fetch }).chat(MODEL.openai)
+        : wire === "anthropic" ? createAnthropic({ apiKey: "bench", fetch })(MODEL.anthropic)
+          : createGoogleGenerativeAI({ apiKey: "bench", fetch })(MODEL.gemini);
+    const result = streamText({ model, prompt: PROMPT, tools, maxRetries: 0 });
+    let text = "";
+    const calls = [];
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") text += part.text;
+      else if (part.type === "tool-call") calls.push({ name: part.toolName, args: part.input });
+      else if (part.type === "error") throw part.error;
+    }
+    return { text, calls };
+  };
+}
+
+async function loadOpenAI() {
+  const { default: OpenAI } = await import("openai");
+  const tools = TOOL_NAMES.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
+  return async (_wire, input) => {
+    const client = new OpenAI({ apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
+    const stream = client.chat.completions.stream({ model: MODEL.openai, messages: [{ role: "user", content: PROMPT }], tools });
+    const done = await stream.finalChatCompletion();
+    const m = done.choices[0].message;
+    return { text: m.content ?? "", calls: (m.tool_calls ?? []).map((c) => ({ name: c.function.name, args: c.function.arguments })) };
+  };
+}
+
+async function loadAnthropic() {
+  const { default: Anthropic } = await import("@anthropic-ai/sdk");
+  const tools = TOOL_NAMES.map((name) => ({ name, input_schema: { type: "object" } }));
+  return async (_wire, input) => {
+    const client = new Anthropic({ apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
+    const msg = await client.messages.stream({ model: MODEL.anthropic, max_tokens: 4096, messages: [{ role: "user", content: PROMPT }], tools }).finalMessage();
+    let text = "";
+    const calls = [];
+    for (const b of msg.content) {
+      if (b.type === "text") text += b.text;
+      else if (b.type === "tool_use") calls.push({ name: b.name, args: b.input });
+    }
+    return { text, calls };
+  };
+}
+
+async function loadGenAI() {
+  const { GoogleGenAI } = await import("@google/genai");
+  return async (_wire, input) => {
+    // @google/genai takes no fetch option: it calls the global one.
+    globalThis.fetch = fakeFetch(input.chunks);
+    const ai = new GoogleGenAI({ apiKey: "bench" });
+    const stream = await ai.models.generateContentStream({ model: MODEL.gemini, contents: PROMPT });
+    let text = "";
+    const calls = [];
+    for await (const chunk of stream) {
+      for (const p of chunk.candidates?.[0]?.content?.parts ?? []) {
+        if (typeof p.text === "string" && !p.thought) text += p.text;
+        if (p.functionCall) calls.push({ name: p.functionCall.name, args: p.functionCall.args });
+      }
+    }
+    return { text, calls };
+  };
+}
+
+/**
+ * The floor for JavaScript that parses every frame: split SSE lines,
+ * JSON.parse each data payload, join the argument fragments. No error
+ * handling, no quirks, no validation.
+ */
+async function loadMinimal() {
+  return async (wire, input) => {
+    const res = await fakeFetch(input.chunks)();
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    let text = "";
+    const calls = [];
+    const onData = (data) => {
+      if (data === "[DONE]") return;
+      const f = JSON.parse(data);
+      if (wire === "openai") {
+        const d = f.choices?.[0]?.delta;
+        if (!d) return;
+        if (d.content) text += d.content;
+        for (const tc of d.tool_calls ?? []) {
+          if (tc.id) calls[tc.index] = { name: tc.function.name, args: "" };
+          if (tc.function?.arguments) calls[tc.index].args += tc.function.arguments;
+        }
+      } else if (wire === "anthropic") {
+        if (f.type === "content_block_start" && f.content_block.type === "tool_use") calls[f.index] = { name: f.content_block.name, args: "" };
+        else if (f.type === "content_block_delta") {
+          if (f.delta.type === "text_delta") text += f.delta.text;
+          else if (f.delta.type === "input_json_delta") calls[f.index].args += f.delta.partial_json;
+        }
+      } else {
+        for (const p of f.candidates?.[0]?.content?.parts ?? []) {
+          if (p.text) text += p.text;
+          if (p.functionCall) calls.push({ name: p.functionCall.name, args: p.functionCall.args });
+        }
+      }
+    };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i).replace(/\r$/, "");
+        buf = buf.slice(i + 1);
+        if (line.startsWith("data: ")) onData(line.slice(6));
+      }
+    }
+    return { text, calls: calls.filter(Boolean) };
+  };
+}

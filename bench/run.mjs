@@ -1,0 +1,168 @@
+// The side-by-side benchmark: every library on the same inputs, each in its
+// own Node process; checks that each assembled the same text and tool calls;
+// reports wall and CPU time (median, min), MB/s, events/s, peak memory and
+// ratios to skyl, with the native Rust core as the ceiling; then cold start
+// and Worker bundle sizes. Writes bench/RESULTS.md.
+//   node bench/run.mjs            the full run (15 runs per cell)
+//   node bench/run.mjs --quick    a tiny smoke run (used by the test command)
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { makeInput, WIRES, KINDS, DELIVERIES } from "./inputs.mjs";
+import { LIBRARIES } from "./libs.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const quick = process.argv.includes("--quick");
+const RUNS = quick ? 2 : 15;
+const WARMUP = quick ? 1 : 5;
+const wires = quick ? ["anthropic"] : WIRES;
+const kinds = quick ? ["tools"] : KINDS;
+const deliveries = quick ? ["event"] : DELIVERIES;
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const min = (xs) => Math.min(...xs);
+const f1 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+// The native core, built once.
+execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], { cwd: root, stdio: "inherit" });
+const native = path.join(root, "target/release/examples/bench_native");
+
+function nativeRun(wire, kind, delivery) {
+  const input = makeInput(wire, kind, delivery);
+  const parts = [Buffer.alloc(4)];
+  parts[0].writeUInt32LE(input.chunks.length);
+  for (const c of input.chunks) {
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(c.length);
+    parts.push(len, Buffer.from(c));
+  }
+  const file = path.join(os.tmpdir(), `skyl-bench-${wire}-${kind}-${delivery}.bin`);
+  fs.writeFileSync(file, Buffer.concat(parts));
+  const out = JSON.parse(execFileSync(native, [wire, file, String(RUNS)], { encoding: "utf8" }));
+  if (out.calls !== input.expected.calls.length) throw new Error(`native core: ${out.calls} calls, expected ${input.expected.calls.length}`);
+  return { lib: "native Rust core", wall: out.wall, cpu: out.wall, bytes: input.body.length, events: input.events };
+}
+
+const rows = [];
+let failed = false;
+for (const wire of wires) {
+  for (const kind of kinds) {
+    for (const delivery of deliveries) {
+      const cell = [];
+      for (const [lib, spec] of Object.entries(LIBRARIES)) {
+        if (!spec.wires.includes(wire)) continue;
+        const p = spawnSync(process.execPath, [path.join(here, "child.mjs"), lib, wire, kind, delivery, String(RUNS), String(WARMUP)], { encoding: "utf8", cwd: here, maxBuffer: 1 << 24 });
+        const line = p.stdout.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
+        if (!line) {
+          console.error(`${lib} ${wire}/${kind}/${delivery} failed:\n${p.stderr}`);
+          failed = true;
+          continue;
+        }
+        const r = JSON.parse(line);
+        if (r.error) {
+          console.error(r.error);
+          failed = true;
+          continue;
+        }
+        cell.push(r);
+      }
+      cell.push(nativeRun(wire, kind, delivery));
+      const skyl = cell.find((r) => r.lib === "skyl");
+      for (const r of cell) {
+        rows.push({
+          wire, kind, delivery, lib: r.lib,
+          wallMed: median(r.wall), wallMin: min(r.wall), cpuMed: median(r.cpu), cpuMin: min(r.cpu),
+          mbps: r.bytes / 1e6 / (median(r.wall) / 1000), eps: r.events / (median(r.wall) / 1000),
+          peak: r.peakRss ? r.peakRss / 1048576 : null,
+          ratio: skyl ? median(r.cpu) / median(skyl.cpu) : null,
+          bytes: r.bytes, events: r.events,
+        });
+      }
+      const show = rows.filter((x) => x.wire === wire && x.kind === kind && x.delivery === delivery);
+      console.log(`\n${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"} (${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events)`);
+      for (const x of show) console.log(`  ${x.lib.padEnd(18)} cpu ${f1(x.cpuMed).padStart(7)} ms  wall ${f1(x.wallMed).padStart(7)} ms  ×skyl ${x.ratio === null ? "" : x.ratio.toFixed(2)}`);
+    }
+  }
+}
+
+// Cold start (fresh process, import + first construction) and Worker bundles.
+function coldStart() {
+  const out = [];
+  const entries = {
+    skyl: `const s = await import("../pkg/node.js"); new s.Client({ provider: "openai", model: "m", apiKey: "k" });`,
+    "ai-sdk": `const a = await import("ai"); const o = await import("@ai-sdk/openai"); o.createOpenAI({ apiKey: "k" }).chat("m"); void a.streamText;`,
+    openai: `const { default: O } = await import("openai"); new O({ apiKey: "k" });`,
+    "@anthropic-ai/sdk": `const { default: A } = await import("@anthropic-ai/sdk"); new A({ apiKey: "k" });`,
+    "@google/genai": `const { GoogleGenAI } = await import("@google/genai"); new GoogleGenAI({ apiKey: "k" });`,
+  };
+  for (const [lib, code] of Object.entries(entries)) {
+    const file = path.join(here, `.cold-${lib.replace(/\W/g, "_")}.mjs`);
+    fs.writeFileSync(file, `const t0 = performance.now();\n${code}\nconsole.log(performance.now() - t0);\n`);
+    const times = [];
+    for (let i = 0; i < (quick ? 1 : 9); i++) times.push(Number(execFileSync(process.execPath, [file], { cwd: here, encoding: "utf8" })));
+    fs.rmSync(file);
+    out.push({ lib, ms: median(times) });
+  }
+  return out;
+}
+
+function bundles() {
+  const esbuild = path.join(here, "node_modules/.bin/esbuild");
+  const entries = {
+    skyl: `import { Client } from "skyl"; export default { async fetch(r, env) { const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
+    "ai-sdk (+ @ai-sdk/anthropic)": `import { generateText } from "ai"; import { createAnthropic } from "@ai-sdk/anthropic"; export default { async fetch(r, env) { const m = createAnthropic({ apiKey: env.K })("m"); return Response.json(await generateText({ model: m, prompt: await r.text() })); } };`,
+    openai: `import OpenAI from "openai"; export default { async fetch(r, env) { const c = new OpenAI({ apiKey: env.K }); return Response.json(await c.chat.completions.create({ model: "m", messages: [] })); } };`,
+    "@anthropic-ai/sdk": `import Anthropic from "@anthropic-ai/sdk"; export default { async fetch(r, env) { const c = new Anthropic({ apiKey: env.K }); return Response.json(await c.messages.create({ model: "m", max_tokens: 1, messages: [] })); } };`,
+    "@google/genai": `import { GoogleGenAI } from "@google/genai"; export default { async fetch(r, env) { const c = new GoogleGenAI({ apiKey: env.K }); return Response.json(await c.models.generateContent({ model: "m", contents: "x" })); } };`,
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-bundle-"));
+  fs.symlinkSync(path.join(here, "node_modules"), path.join(dir, "node_modules"));
+  fs.mkdirSync(path.join(dir, "node_modules_skyl"));
+  const out = [];
+  for (const [lib, code] of Object.entries(entries)) {
+    const src = path.join(dir, "entry.js");
+    fs.writeFileSync(src, code);
+    const outdir = path.join(dir, `out-${out.length}`);
+    execFileSync(esbuild, [src, "--bundle", "--minify", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser", "--main-fields=module,main", "--loader:.wasm=copy", `--alias:skyl=${path.join(root, "pkg/workerd.js")}`, "--external:node:*", `--outdir=${outdir}`], { cwd: dir, stdio: "pipe" });
+    let js = 0, wasm = 0, jsGz = 0, wasmGz = 0;
+    for (const f of fs.readdirSync(outdir)) {
+      const b = fs.readFileSync(path.join(outdir, f));
+      const gz = zlib.gzipSync(b, { level: 9 }).length;
+      if (f.endsWith(".wasm")) { wasm += b.length; wasmGz += gz; } else { js += b.length; jsGz += gz; }
+    }
+    out.push({ lib, js, jsGz, wasm, wasmGz });
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+const cold = coldStart();
+const bund = bundles();
+console.log("\ncold start (fresh Node process, import + construct a client), median:");
+for (const c of cold) console.log(`  ${c.lib.padEnd(18)} ${f1(c.ms)} ms`);
+console.log("\nWorker bundle (esbuild --minify), gzip:");
+for (const b of bund) console.log(`  ${b.lib.padEnd(30)} JS ${(b.jsGz / 1024).toFixed(1)} KiB${b.wasm ? ` + wasm ${(b.wasmGz / 1024).toFixed(1)} KiB` : ""} = ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} KiB`);
+
+if (!quick) {
+  const versions = Object.fromEntries(["ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "openai", "@anthropic-ai/sdk", "@google/genai"].map((p) => [p, JSON.parse(fs.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8")).version]));
+  const cpuModel = os.cpus()[0]?.model ?? "unknown";
+  let md = `# Benchmark results\n\nGenerated by \`node bench/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpuModel}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}.\n`;
+  md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(root, "pkg/package.json"), "utf8")).version} (this build), ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.\n\n`;
+  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), ${WARMUP} warm-up runs then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is median CPU over skyl's median CPU (lower is better for the others; below 1 means faster than skyl). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.\n\n`;
+  for (const wire of wires) for (const kind of kinds) for (const delivery of deliveries) {
+    const show = rows.filter((x) => x.wire === wire && x.kind === kind && x.delivery === delivery);
+    if (!show.length) continue;
+    md += `## ${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"}\n\n${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events.\n\n| library | CPU median ms | CPU min ms | wall median ms | wall min ms | MB/s | events/s | peak RSS MB | CPU ×skyl |\n|---|---|---|---|---|---|---|---|---|\n`;
+    for (const x of show) md += `| ${x.lib} | ${f1(x.cpuMed)} | ${f1(x.cpuMin)} | ${f1(x.wallMed)} | ${f1(x.wallMin)} | ${f1(x.mbps)} | ${Math.round(x.eps).toLocaleString("en")} | ${x.peak ? x.peak.toFixed(0) : "-"} | ${x.ratio === null ? "-" : x.ratio.toFixed(2)} |\n`;
+    md += "\n";
+  }
+  md += `## Cold start\n\nA fresh Node process: import the library and construct a client (median of 9).\n\n| library | ms |\n|---|---|\n${cold.map((c) => `| ${c.lib} | ${f1(c.ms)} |`).join("\n")}\n\n`;
+  md += `## Worker bundle\n\nA minimal Worker entry per library, bundled by esbuild (minified, workerd conditions), gzip -9.\n\n| library | JS gzip KiB | wasm gzip KiB | total gzip KiB |\n|---|---|---|---|\n${bund.map((b) => `| ${b.lib} | ${(b.jsGz / 1024).toFixed(1)} | ${b.wasm ? (b.wasmGz / 1024).toFixed(1) : "-"} | ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} |`).join("\n")}\n`;
+  fs.writeFileSync(path.join(here, "RESULTS.md"), md);
+  console.log("\nwrote bench/RESULTS.md");
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,49 @@
+//! The native Rust core on benchmark input (the ceiling for skyl itself):
+//! `cargo run --release --example bench_native -- <provider> <chunks-file> <runs>`.
+//! The chunks file is `u32 count, then (u32 length, bytes)*`, little endian,
+//! written by bench/run.mjs. Prints one JSON line of per-run milliseconds.
+
+use std::time::Instant;
+
+use skyl::{Provider, StreamDecoder, StreamEvent};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let provider = Provider::from_name(args.get(1).map_or("", String::as_str)).ok_or("provider")?;
+    let data = std::fs::read(args.get(2).ok_or("chunks file")?)?;
+    let runs: usize = args.get(3).map_or(Ok(15), |s| s.parse())?;
+    let mut chunks = Vec::new();
+    let word = |at: usize| -> Result<usize, Box<dyn std::error::Error>> {
+        let b: [u8; 4] = data.get(at..at + 4).ok_or("truncated")?.try_into()?;
+        Ok(u32::from_le_bytes(b) as usize)
+    };
+    let count = word(0)?;
+    let mut at = 4;
+    for _ in 0..count {
+        let n = word(at)?;
+        chunks.push(data.get(at + 4..at + 4 + n).ok_or("truncated")?.to_vec());
+        at += 4 + n;
+    }
+    let mut times = Vec::new();
+    let mut calls = 0;
+    for i in 0..runs + 3 {
+        let start = Instant::now();
+        let mut decoder = StreamDecoder::new(provider);
+        let mut events = Vec::new();
+        for c in &chunks {
+            decoder.feed(c, &mut events)?;
+            calls += events
+                .iter()
+                .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
+                .count();
+            events.clear();
+        }
+        let response = decoder.finish(&mut events)?;
+        std::hint::black_box(&response);
+        if i >= 3 {
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    println!("{{\"wall\":{times:?},\"calls\":{}}}", calls / (runs + 3));
+    Ok(())
+}
