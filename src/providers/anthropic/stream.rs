@@ -8,6 +8,9 @@
 //! first is open is a malformed stream. Bodies that hold several whole
 //! messages one after another (recorded tool loops) are read as one turn.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation, NAME};
@@ -33,6 +36,30 @@ enum Block {
     Ignored,
 }
 
+/// The most common frame, `content_block_delta` with text, thinking or
+/// argument JSON, read in place (borrowing from the frame) instead of
+/// through a JSON tree. Anything else takes the general path.
+#[derive(Deserialize)]
+struct QuickDelta<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    index: u64,
+    #[serde(borrow)]
+    delta: QuickInner<'a>,
+}
+
+#[derive(Deserialize)]
+struct QuickInner<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    partial_json: Option<Cow<'a, str>>,
+}
+
 /// The frame decoder for Anthropic streams.
 #[derive(Debug, Default)]
 pub struct Decoder {
@@ -54,6 +81,22 @@ impl Decoder {
     ) -> Result<(), FrameFailure> {
         if ev.data.trim().is_empty() {
             return Ok(());
+        }
+        if ev.data.starts_with(r#"{"type":"content_block_delta""#) {
+            if let Ok(q) = serde_json::from_str::<QuickDelta>(&ev.data) {
+                let value = match q.delta.kind.as_ref() {
+                    "text_delta" => q.delta.text,
+                    "thinking_delta" => q.delta.thinking,
+                    "input_json_delta" => q.delta.partial_json,
+                    _ => None,
+                };
+                if let Some(value) = value {
+                    if q.kind == "content_block_delta" && self.accepts(q.index, &q.delta.kind) {
+                        self.simple_delta(q.index, value.into_owned(), out);
+                        return Ok(());
+                    }
+                }
+            }
         }
         let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
             FrameFailure::Malformed(format!("an event whose data is not JSON: {e}"))
@@ -249,6 +292,20 @@ impl Decoder {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
+        let field = match kind.as_str() {
+            "text_delta" => "text",
+            "thinking_delta" => "thinking",
+            "input_json_delta" => "partial_json",
+            _ => "",
+        };
+        if !field.is_empty() && self.accepts(index, &kind) {
+            let value = match delta.remove(field) {
+                Some(Value::String(s)) => s,
+                _ => String::new(),
+            };
+            self.simple_delta(index, value, out);
+            return;
+        }
         let Some((_, block)) = self.blocks.iter_mut().find(|(i, _)| *i == index) else {
             out.push(Delta::Warning {
                 code: "unknown_block",
@@ -261,20 +318,8 @@ impl Decoder {
             _ => String::new(),
         };
         match (kind.as_str(), block) {
-            ("text_delta", Block::Text) => out.push(Delta::Text(take("text"))),
-            ("thinking_delta", Block::Thinking) => out.push(Delta::Reasoning(take("thinking"))),
             ("signature_delta", Block::Thinking) => {
                 out.push(Delta::ReasoningSignature(take("signature")));
-            }
-            ("input_json_delta", Block::ToolUse { slot, got_json, .. }) => {
-                let fragment = take("partial_json");
-                if !fragment.is_empty() {
-                    *got_json = true;
-                    out.push(Delta::ToolArgs {
-                        slot: *slot,
-                        fragment,
-                    });
-                }
             }
             ("input_json_delta", Block::Opaque { json, .. }) => {
                 json.push_str(&take("partial_json"))
@@ -290,6 +335,42 @@ impl Decoder {
             }
             // citations on text blocks, and delta types added later.
             _ => {}
+        }
+    }
+
+    /// Whether block `index` takes a `kind` delta of text, thinking or
+    /// argument JSON (see [`Self::simple_delta`]).
+    fn accepts(&self, index: u64, kind: &str) -> bool {
+        self.blocks.iter().any(|(i, b)| {
+            *i == index
+                && matches!(
+                    (kind, b),
+                    ("text_delta", Block::Text)
+                        | ("thinking_delta", Block::Thinking)
+                        | ("input_json_delta", Block::ToolUse { .. })
+                )
+        })
+    }
+
+    /// Applies a text, thinking or argument-JSON delta to block `index`
+    /// (which [`Self::accepts`] it).
+    fn simple_delta(&mut self, index: u64, value: String, out: &mut Vec<Delta>) {
+        let Some((_, block)) = self.blocks.iter_mut().find(|(i, _)| *i == index) else {
+            return;
+        };
+        match block {
+            Block::Text => out.push(Delta::Text(value)),
+            Block::Thinking => out.push(Delta::Reasoning(value)),
+            Block::ToolUse { slot, got_json, .. } => {
+                if !value.is_empty() {
+                    *got_json = true;
+                    out.push(Delta::ToolArgs {
+                        slot: *slot,
+                        fragment: value,
+                    });
+                }
+            }
+            Block::Opaque { .. } | Block::Ignored => {}
         }
     }
 

@@ -8,6 +8,10 @@
 
 use serde_json::Value;
 
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use serde_json::Map;
 
 use super::{
@@ -27,6 +31,56 @@ struct Tracked {
     /// The arguments so far form a complete JSON object (kept only to split
     /// glued calls, never to decide that a call is whole).
     arguments: String,
+}
+
+/// The most common chunk, read in place (borrowing from the frame): one
+/// choice whose delta is text and/or argument fragments of calls already
+/// started. Any other field present sends the chunk down the general path.
+#[derive(Deserialize)]
+struct QuickChunk<'a> {
+    #[serde(borrow)]
+    choices: Vec<QuickChoice<'a>>,
+    #[serde(default)]
+    usage: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+    #[serde(default)]
+    x_groq: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct QuickChoice<'a> {
+    #[serde(borrow)]
+    delta: QuickDelta<'a>,
+    #[serde(default)]
+    finish_reason: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickDelta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<QuickCall<'a>>>,
+    /// Allowed (and ignored): `role` repeats on some servers' deltas.
+    #[serde(default, rename = "role")]
+    _role: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickCall<'a> {
+    index: u64,
+    #[serde(borrow)]
+    function: QuickFunction<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickFunction<'a> {
+    #[serde(borrow)]
+    arguments: Cow<'a, str>,
 }
 
 /// The frame decoder for OpenAI and OpenAI-compatible streams.
@@ -63,6 +117,9 @@ impl Decoder {
         if data == "[DONE]" {
             out.push(Delta::ToolEndAll);
             out.push(Delta::Terminal);
+            return Ok(());
+        }
+        if self.meta_seen && self.quick(data, out) {
             return Ok(());
         }
         let chunk: Map<String, Value> = match serde_json::from_str(data) {
@@ -123,6 +180,50 @@ impl Decoder {
         if let Some(u) = usage {
             out.push(Delta::Usage(u));
         }
+    }
+
+    /// The fast path for the common chunk; false (nothing done) otherwise.
+    fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
+        let Ok(chunk) = serde_json::from_str::<QuickChunk>(data) else {
+            return false;
+        };
+        let [choice] = chunk.choices.as_slice() else {
+            return false;
+        };
+        if chunk.usage.is_some()
+            || chunk.error.is_some()
+            || chunk.x_groq.is_some()
+            || choice.finish_reason.is_some()
+        {
+            return false;
+        }
+        let calls = choice.delta.tool_calls.as_deref().unwrap_or_default();
+        // Fragments of calls that are being tracked, by their index (one
+        // call per index: a reused index needs the general path's rules).
+        let mut slots = Vec::with_capacity(calls.len());
+        for c in calls {
+            let mut tracked = self.calls.iter().filter(|t| t.index == Some(c.index));
+            match (tracked.next(), tracked.next()) {
+                (Some(t), None) => slots.push(t.slot),
+                _ => return false,
+            }
+        }
+        if let Some(text) = &choice.delta.content {
+            out.push(Delta::Text(text.to_string()));
+        }
+        for (c, slot) in calls.iter().zip(slots) {
+            if c.function.arguments.is_empty() {
+                continue;
+            }
+            if let Some(t) = self.calls.iter_mut().find(|t| t.slot == slot) {
+                t.arguments.push_str(&c.function.arguments);
+            }
+            out.push(Delta::ToolArgs {
+                slot,
+                fragment: c.function.arguments.to_string(),
+            });
+        }
+        true
     }
 
     fn call_delta(&mut self, mut call: Map<String, Value>, out: &mut Vec<Delta>) {
