@@ -455,6 +455,25 @@ pub(crate) fn string_or_number(v: Option<&Value>) -> Option<String> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the fast paths off to compare them with the general path.
+    pub(crate) static GENERAL_PATH_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether frame decoders may take their fast paths (always, outside tests).
+#[inline]
+pub(crate) fn fast_paths() -> bool {
+    #[cfg(test)]
+    {
+        !GENERAL_PATH_ONLY.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
 /// Why a frame (or a non-streaming body) stops decoding.
 #[derive(Debug)]
 pub(crate) enum FrameFailure {
@@ -539,6 +558,40 @@ mod tests {
         let shown = format!("{config:?}");
         assert!(!shown.contains("SECRET"), "{shown}");
         assert!(shown.contains("x-trace") && shown.contains("<redacted>"));
+    }
+
+    #[test]
+    fn the_fast_paths_decode_every_recorded_stream_exactly_like_the_general_path() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance");
+        let mut compared = 0;
+        for provider in Provider::ALL {
+            for entry in std::fs::read_dir(root.join(provider.name())).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().and_then(|e| e.to_str()) != Some("sse") {
+                    continue;
+                }
+                let body = std::fs::read(&path).unwrap();
+                for chunk in [usize::MAX, 7] {
+                    let decode = || {
+                        let mut d = crate::StreamDecoder::new(provider);
+                        let mut out = Vec::new();
+                        let r = body
+                            .chunks(chunk.min(body.len().max(1)))
+                            .try_for_each(|c| d.feed(c, &mut out))
+                            .and_then(|()| d.finish(&mut out));
+                        (out, r)
+                    };
+                    let fast = decode();
+                    GENERAL_PATH_ONLY.with(|g| g.set(true));
+                    let general = decode();
+                    GENERAL_PATH_ONLY.with(|g| g.set(false));
+                    assert_eq!(fast, general, "{}", path.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 128, "every stream case, two chunkings");
     }
 
     #[test]

@@ -82,7 +82,8 @@ impl Decoder {
         if ev.data.trim().is_empty() {
             return Ok(());
         }
-        if ev.data.starts_with(r#"{"type":"content_block_delta""#) {
+        if crate::providers::fast_paths() && ev.data.starts_with(r#"{"type":"content_block_delta""#)
+        {
             if let Ok(q) = serde_json::from_str::<QuickDelta>(&ev.data) {
                 let value = match q.delta.kind.as_ref() {
                     "text_delta" => q.delta.text,

@@ -119,7 +119,7 @@ impl Decoder {
             out.push(Delta::Terminal);
             return Ok(());
         }
-        if self.meta_seen && self.quick(data, out) {
+        if self.meta_seen && crate::providers::fast_paths() && self.quick(data, out) {
             return Ok(());
         }
         let chunk: Map<String, Value> = match serde_json::from_str(data) {
