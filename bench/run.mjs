@@ -25,7 +25,7 @@ const deliveries = quick ? ["event"] : DELIVERIES;
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const min = (xs) => Math.min(...xs);
-const f1 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const f1 = (x) => (Number.isNaN(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 // The native core, built once.
 execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], { cwd: root, stdio: "inherit" });
@@ -110,19 +110,39 @@ function coldStart() {
   return out;
 }
 
-function bundles() {
+/** First-response time of a bundled Worker in a fresh Miniflare (workerd), median of `runs`. */
+async function workerdStart(outdir, runs) {
+  const { Miniflare } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
+  const modules = fs.readdirSync(outdir).sort((a, b) => a.endsWith(".wasm") - b.endsWith(".wasm"))
+    .map((f) => ({ type: f.endsWith(".wasm") ? "CompiledWasm" : "ESModule", path: path.join(outdir, f) }));
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const mf = new Miniflare({ modules, modulesRoot: outdir, compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat"] });
+    const res = await mf.dispatchFetch("http://localhost/ping");
+    await res.text();
+    times.push(performance.now() - t0);
+    await mf.dispose();
+  }
+  return median(times);
+}
+
+async function bundles() {
   const esbuild = path.join(here, "node_modules/.bin/esbuild");
+  const ping = `if (new URL(r.url).pathname === "/ping") return new Response("ok");`;
   const entries = {
-    skyl: `import { Client } from "skyl"; export default { async fetch(r, env) { const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
-    "ai-sdk (+ @ai-sdk/anthropic)": `import { generateText } from "ai"; import { createAnthropic } from "@ai-sdk/anthropic"; export default { async fetch(r, env) { const m = createAnthropic({ apiKey: env.K })("m"); return Response.json(await generateText({ model: m, prompt: await r.text() })); } };`,
-    openai: `import OpenAI from "openai"; export default { async fetch(r, env) { const c = new OpenAI({ apiKey: env.K }); return Response.json(await c.chat.completions.create({ model: "m", messages: [] })); } };`,
-    "@anthropic-ai/sdk": `import Anthropic from "@anthropic-ai/sdk"; export default { async fetch(r, env) { const c = new Anthropic({ apiKey: env.K }); return Response.json(await c.messages.create({ model: "m", max_tokens: 1, messages: [] })); } };`,
-    "@google/genai": `import { GoogleGenAI } from "@google/genai"; export default { async fetch(r, env) { const c = new GoogleGenAI({ apiKey: env.K }); return Response.json(await c.models.generateContent({ model: "m", contents: "x" })); } };`,
+    "(empty Worker)": `export default { async fetch(r) { ${ping} return new Response("x"); } };`,
+    skyl: `import { Client } from "skyl"; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
+    "ai-sdk (+ @ai-sdk/anthropic)": `import { generateText } from "ai"; import { createAnthropic } from "@ai-sdk/anthropic"; export default { async fetch(r, env) { ${ping} const m = createAnthropic({ apiKey: env.K })("m"); return Response.json(await generateText({ model: m, prompt: await r.text() })); } };`,
+    openai: `import OpenAI from "openai"; export default { async fetch(r, env) { ${ping} const c = new OpenAI({ apiKey: env.K }); return Response.json(await c.chat.completions.create({ model: "m", messages: [] })); } };`,
+    "@anthropic-ai/sdk": `import Anthropic from "@anthropic-ai/sdk"; export default { async fetch(r, env) { ${ping} const c = new Anthropic({ apiKey: env.K }); return Response.json(await c.messages.create({ model: "m", max_tokens: 1, messages: [] })); } };`,
+    "@google/genai": `import { GoogleGenAI } from "@google/genai"; export default { async fetch(r, env) { ${ping} const c = new GoogleGenAI({ apiKey: env.K }); return Response.json(await c.models.generateContent({ model: "m", contents: "x" })); } };`,
   };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-bundle-"));
   fs.symlinkSync(path.join(here, "node_modules"), path.join(dir, "node_modules"));
   fs.mkdirSync(path.join(dir, "node_modules_skyl"));
   const out = [];
+  let warmed = false;
   for (const [lib, code] of Object.entries(entries)) {
     const src = path.join(dir, "entry.js");
     fs.writeFileSync(src, code);
@@ -134,25 +154,37 @@ function bundles() {
       const gz = zlib.gzipSync(b, { level: 9 }).length;
       if (f.endsWith(".wasm")) { wasm += b.length; wasmGz += gz; } else { js += b.length; jsGz += gz; }
     }
-    out.push({ lib, js, jsGz, wasm, wasmGz });
+    let workerdMs = NaN;
+    if (!warmed) {
+      // One untimed start first: the first workerd start of a run is slower.
+      await workerdStart(outdir, 1).catch(() => {});
+      warmed = true;
+    }
+    try {
+      workerdMs = await workerdStart(outdir, quick ? 1 : 7);
+    } catch (e) {
+      console.error(`${lib}: did not start in workerd: ${String(e.message ?? e).split("\n")[0]}`);
+    }
+    out.push({ lib, js, jsGz, wasm, wasmGz, workerdMs });
   }
   fs.rmSync(dir, { recursive: true, force: true });
   return out;
 }
 
 const cold = coldStart();
-const bund = bundles();
+const bund = await bundles();
+const empty = bund.find((b) => b.lib === "(empty Worker)")?.workerdMs ?? 0;
 console.log("\ncold start (fresh Node process, import + construct a client), median:");
 for (const c of cold) console.log(`  ${c.lib.padEnd(18)} ${f1(c.ms)} ms`);
 console.log("\nWorker bundle (esbuild --minify), gzip:");
-for (const b of bund) console.log(`  ${b.lib.padEnd(30)} JS ${(b.jsGz / 1024).toFixed(1)} KiB${b.wasm ? ` + wasm ${(b.wasmGz / 1024).toFixed(1)} KiB` : ""} = ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} KiB`);
+for (const b of bund) console.log(`  ${b.lib.padEnd(30)} JS ${(b.jsGz / 1024).toFixed(1)} KiB${b.wasm ? ` + wasm ${(b.wasmGz / 1024).toFixed(1)} KiB` : ""} = ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} KiB; workerd first response ${f1(b.workerdMs)} ms (+${f1(b.workerdMs - empty)} over an empty Worker)`);
 
 if (!quick) {
   const versions = Object.fromEntries(["ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "openai", "@anthropic-ai/sdk", "@google/genai"].map((p) => [p, JSON.parse(fs.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8")).version]));
   const cpuModel = os.cpus()[0]?.model ?? "unknown";
   let md = `# Benchmark results\n\nGenerated by \`node bench/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpuModel}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}.\n`;
   md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(root, "pkg/package.json"), "utf8")).version} (this build), ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.\n\n`;
-  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), ${WARMUP} warm-up runs then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is median CPU over skyl's median CPU (lower is better for the others; below 1 means faster than skyl). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.\n\n`;
+  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), ${WARMUP} warm-up runs then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.\n\n`;
   for (const wire of wires) for (const kind of kinds) for (const delivery of deliveries) {
     const show = rows.filter((x) => x.wire === wire && x.kind === kind && x.delivery === delivery);
     if (!show.length) continue;
@@ -161,7 +193,7 @@ if (!quick) {
     md += "\n";
   }
   md += `## Cold start\n\nA fresh Node process: import the library and construct a client (median of 9).\n\n| library | ms |\n|---|---|\n${cold.map((c) => `| ${c.lib} | ${f1(c.ms)} |`).join("\n")}\n\n`;
-  md += `## Worker bundle\n\nA minimal Worker entry per library, bundled by esbuild (minified, workerd conditions), gzip -9.\n\n| library | JS gzip KiB | wasm gzip KiB | total gzip KiB |\n|---|---|---|---|\n${bund.map((b) => `| ${b.lib} | ${(b.jsGz / 1024).toFixed(1)} | ${b.wasm ? (b.wasmGz / 1024).toFixed(1) : "-"} | ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} |`).join("\n")}\n`;
+  md += `## Worker bundle and cold start in workerd\n\nA minimal Worker entry per library, bundled by esbuild (minified, workerd conditions), gzip -9; then loaded in a fresh Miniflare (real workerd) and timed to its first response (median of 7), next to an empty Worker. workerd's own start (~100 ms) varies by about ±10 ms on this machine: smaller differences are noise.\n\n| library | JS gzip KiB | wasm gzip KiB | total gzip KiB | workerd first response ms | over an empty Worker ms |\n|---|---|---|---|---|---|\n${bund.map((b) => `| ${b.lib} | ${(b.jsGz / 1024).toFixed(1)} | ${b.wasm ? (b.wasmGz / 1024).toFixed(1) : "-"} | ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} | ${f1(b.workerdMs)} | ${b.lib.startsWith("(") ? "-" : f1(b.workerdMs - empty)} |`).join("\n")}\n`;
   fs.writeFileSync(path.join(here, "RESULTS.md"), md);
   console.log("\nwrote bench/RESULTS.md");
 }

@@ -11,13 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import http from "node:http";
 import net from "node:net";
-import { spawn, execFileSync, execFile } from "node:child_process";
+import { execFileSync, execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { startMock } from "../js/mock-server.mjs";
+import { startWorker } from "../../www/worker/start.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = (name) => path.join(root, "node_modules/.bin", name);
 const artifacts = path.join(root, "target/test-artifacts");
 fs.mkdirSync(artifacts, { recursive: true });
 
@@ -65,14 +65,6 @@ const freePort = () => new Promise((resolve) => {
   const s = net.createServer().listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
 });
 
-async function waitFor(url, ms = 30000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try { await fetch(url); return; } catch { /* not yet: no answer */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer within ${ms} ms`);
-}
 
 // The mock runs in this process: children that call it must not block it.
 const run = promisify(execFile);
@@ -161,22 +153,13 @@ export default {
     "wrangler.toml": `name = "skyl-test"\nmain = "src/index.js"\ncompatibility_date = "2026-04-01"\n`,
   });
   const port = await freePort();
-  const proc = spawn(bin("wrangler"), ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"], {
-    cwd: dir,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_UPDATE_NOTIFIER: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let log = "";
-  proc.stdout.on("data", (d) => { log += d; });
-  proc.stderr.on("data", (d) => { log += d; });
+  const worker = await startWorker({ port, dir, env: {}, probe: "/?ping=1" });
   try {
-    await waitFor(`http://127.0.0.1:${port}/?ping=1`, 60000).catch((e) => { throw new Error(`${e.message}\n${log}`); });
-    const res = await fetch(`http://127.0.0.1:${port}/?mock=${encodeURIComponent(mock.url)}`);
+    const res = await fetch(`${worker.url}/?mock=${encodeURIComponent(mock.url)}`);
     const body = await res.json();
-    assert.ok(!body.error, `${body.error}\n${log}`);
+    assert.ok(!body.error, `${body.error}\n${worker.log()}`);
     checkResults(body, "workerd");
   } finally {
-    try { process.kill(-proc.pid, "SIGTERM"); } catch { /* already gone */ }
+    worker.stop();
   }
 });

@@ -9,17 +9,20 @@ const root = path.resolve(here, "../..");
 export const KEYS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAICOMPAT_API_KEY", "OPENAICOMPAT_BASE_URL"];
 
 /**
- * Runs the Worker on 127.0.0.1:`port` with MOCK_URL = `mockURL` and the
- * keys found in `env` (written to .dev.vars, readable only by this user,
- * removed by stop()). Resolves with { url, stop, log } once it answers.
+ * Runs a Worker project (`dir`, default the demo Worker) under wrangler dev
+ * on 127.0.0.1:`port`, with MOCK_URL = `mockURL` if given and the keys found
+ * in `env` (written to .dev.vars, readable only by this user, removed by
+ * stop()). Resolves with { url, stop, log } once it answers `probe`.
  */
-export async function startWorker({ port, mockURL, env = process.env, timeoutMs = 60000 }) {
-  const vars = path.join(here, ".dev.vars");
+export async function startWorker({ port, mockURL, dir = here, env = process.env, probe = "/api/config", timeoutMs = 60000 }) {
+  const vars = path.join(dir, ".dev.vars");
   const secrets = KEYS.filter((k) => env[k]).map((k) => `${k}=${JSON.stringify(env[k])}`);
   if (secrets.length) fs.writeFileSync(vars, secrets.join("\n") + "\n", { mode: 0o600 });
   else fs.rmSync(vars, { force: true });
-  const proc = spawn(path.join(root, "node_modules/.bin/wrangler"), ["dev", "--ip", "127.0.0.1", "--port", String(port), "--var", `MOCK_URL:${mockURL}`, "--log-level", "warn"], {
-    cwd: here,
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
+  if (mockURL) args.push("--var", `MOCK_URL:${mockURL}`);
+  const proc = spawn(path.join(root, "node_modules/.bin/wrangler"), args, {
+    cwd: dir,
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_UPDATE_NOTIFIER: "1" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -35,7 +38,7 @@ export async function startWorker({ port, mockURL, env = process.env, timeoutMs 
   const end = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await fetch(`${url}/api/config`);
+      await fetch(`${url}${probe}`);
       return { url, stop, log: () => log };
     } catch {
       if (proc.exitCode !== null || Date.now() > end) {
