@@ -78,6 +78,48 @@ pub(crate) fn is_synthetic_id(id: &str, name: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// A text-only frame, read in place; see [`Turn::quick_text`].
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct QuickFrame<'a> {
+    #[serde(borrow)]
+    candidates: Vec<QuickCandidate<'a>>,
+    #[serde(default)]
+    usage_metadata: Option<Value>,
+    #[serde(default, borrow)]
+    model_version: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    response_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    prompt_feedback: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct QuickCandidate<'a> {
+    #[serde(borrow)]
+    content: QuickContent<'a>,
+    #[serde(default)]
+    finish_reason: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct QuickContent<'a> {
+    #[serde(borrow)]
+    parts: Vec<QuickPart<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickPart<'a> {
+    #[serde(borrow)]
+    text: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    thought: Option<bool>,
+}
+
 /// The deepest `partialArgs` path accepted; deeper ones abort the call.
 const MAX_PATH_DEPTH: usize = 64;
 
@@ -95,6 +137,10 @@ pub(crate) struct Turn {
     names: Vec<(String, u32)>,
     next_slot: usize,
     streamed: Option<StreamedCall>,
+    /// The last response id, model and usage passed on (Gemini repeats
+    /// them in every frame): only changes become deltas.
+    meta: (Option<String>, Option<String>),
+    usage: Option<Value>,
 }
 
 impl Turn {
@@ -132,17 +178,11 @@ impl Turn {
                 },
             );
         }
-        let id = body
-            .get("responseId")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let model = body
-            .get("modelVersion")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if id.is_some() || model.is_some() {
-            out.push(Delta::Meta { id, model });
-        }
+        self.meta(
+            body.get("responseId").and_then(Value::as_str),
+            body.get("modelVersion").and_then(Value::as_str),
+            out,
+        );
         let candidate = body
             .get_mut("candidates")
             .and_then(Value::as_array_mut)
@@ -184,10 +224,67 @@ impl Turn {
         Ok(())
     }
 
-    fn usage(&self, body: &Value, out: &mut Vec<Delta>) {
+    fn usage(&mut self, body: &Value, out: &mut Vec<Delta>) {
         if let Some(u) = body.get("usageMetadata").filter(|u| u.is_object()) {
-            out.push(Delta::Usage(map_usage(u)));
+            if self.usage.as_ref() != Some(u) {
+                out.push(Delta::Usage(map_usage(u)));
+                self.usage = Some(u.clone());
+            }
         }
+    }
+
+    /// Passes on the response id and model when they change.
+    fn meta(&mut self, id: Option<&str>, model: Option<&str>, out: &mut Vec<Delta>) {
+        let same =
+            |have: &Option<String>, new: Option<&str>| new.is_none() || have.as_deref() == new;
+        if same(&self.meta.0, id) && same(&self.meta.1, model) {
+            return;
+        }
+        if let Some(id) = id {
+            self.meta.0 = Some(id.to_string());
+        }
+        if let Some(model) = model {
+            self.meta.1 = Some(model.to_string());
+        }
+        out.push(Delta::Meta {
+            id: id.map(str::to_string),
+            model: model.map(str::to_string),
+        });
+    }
+
+    /// The fast path for the most common frame: one candidate whose parts
+    /// are all plain text or thought text, nothing else (no signature, call,
+    /// finish, feedback or error). False, with nothing done, otherwise.
+    pub(crate) fn quick_text(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
+        let Ok(frame) = serde_json::from_str::<QuickFrame>(data) else {
+            return false;
+        };
+        let [candidate] = frame.candidates.as_slice() else {
+            return false;
+        };
+        if frame.prompt_feedback.is_some()
+            || frame.error.is_some()
+            || candidate.finish_reason.is_some()
+        {
+            return false;
+        }
+        self.meta(
+            frame.response_id.as_deref(),
+            frame.model_version.as_deref(),
+            out,
+        );
+        for part in &candidate.content.parts {
+            if part.thought == Some(true) {
+                out.push(Delta::Reasoning(part.text.to_string()));
+            } else {
+                out.push(Delta::Text(part.text.to_string()));
+            }
+        }
+        if let Some(u) = frame.usage_metadata {
+            let body = Value::Object([("usageMetadata".to_string(), u)].into_iter().collect());
+            self.usage(&body, out);
+        }
+        true
     }
 
     fn part(&mut self, part: Value, out: &mut Vec<Delta>) {

@@ -23,6 +23,9 @@ impl Decoder {
         if ev.data.trim().is_empty() {
             return Ok(());
         }
+        if crate::providers::fast_paths() && self.turn.quick_text(&ev.data, out) {
+            return Ok(());
+        }
         let body: Value = serde_json::from_str(&ev.data)
             .map_err(|e| FrameFailure::Malformed(format!("a frame that is not JSON: {e}")))?;
         self.turn.response(body, out)
