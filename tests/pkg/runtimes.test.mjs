@@ -90,6 +90,13 @@ test("Browser: a Vite build in headless Chromium", async () => {
     "main.js": `import * as skyl from "skyl";
 import { runAll } from "./toolloop.js";
 const mock = new URLSearchParams(location.search).get("mock");
+// The library's own guard: a key in a page needs the explicit opt-in.
+const guard = {};
+try { new skyl.Client({ provider: "openai", model: "m", apiKey: "sk-page" }); guard.refused = false; }
+catch (e) { guard.refused = e instanceof skyl.InvalidRequestError && e.path === "dangerouslyAllowBrowser"; }
+try { new skyl.Client({ provider: "openai", model: "m", apiKey: "sk-page", dangerouslyAllowBrowser: true }); guard.optIn = true; }
+catch { guard.optIn = false; }
+window.__guard = guard;
 runAll(skyl, mock).then(
   (r) => { window.__result = r; document.getElementById("out").textContent = JSON.stringify(r, null, 1); },
   (e) => { window.__result = { error: String(e && e.stack || e) }; document.getElementById("out").textContent = String(e); },
@@ -125,6 +132,7 @@ runAll(skyl, mock).then(
     await page.goto(`http://127.0.0.1:${server.address().port}/?mock=${encodeURIComponent(mock.url)}`);
     await page.waitForFunction(() => window.__result, null, { timeout: 30000 });
     const result = await page.evaluate(() => window.__result);
+    assert.deepEqual(await page.evaluate(() => window.__guard), { refused: true, optIn: true }, "an API key in a page needs dangerouslyAllowBrowser");
     await page.screenshot({ path: path.join(artifacts, "vite-chromium.png") });
     assert.ok(!result.error, result.error);
     assert.deepEqual(errors, []);
