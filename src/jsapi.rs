@@ -6,14 +6,17 @@
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
-use crate::types::{Request, StreamEvent, Tool, ToolCall};
+use crate::types::{
+    FinishReason, IncompleteToolCall, Message, Request, Response, StreamEvent, Tool, ToolCall,
+    Usage,
+};
 use crate::validate::{validate_request, validate_tool, validate_tool_call};
 
 /// The client options the JS shell passes to [`encode`].
@@ -152,6 +155,62 @@ pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, ran
         .map_or(-1.0, |ms| ms as f64)
 }
 
+/// A `finish` event without the response fields JS derives from
+/// `message.parts` (`text`, `reasoning`, `toolCalls`): they would repeat
+/// every argument and all text, already sent in earlier events.
+#[derive(Serialize)]
+struct CompactFinish<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    response: CompactResponse<'a>,
+    raw: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactResponse<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: &'a Option<String>,
+    message: &'a Message,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    incomplete_tool_calls: &'a [IncompleteToolCall],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refusal: &'a Option<String>,
+    usage: &'a Usage,
+    finish_reason: FinishReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw_finish_reason: &'a Option<String>,
+}
+
+impl<'a> CompactResponse<'a> {
+    fn of(r: &'a Response) -> Self {
+        CompactResponse {
+            id: &r.id,
+            model: &r.model,
+            message: &r.message,
+            incomplete_tool_calls: &r.incomplete_tool_calls,
+            refusal: &r.refusal,
+            usage: &r.usage,
+            finish_reason: r.finish_reason,
+            raw_finish_reason: &r.raw_finish_reason,
+        }
+    }
+}
+
+/// An event as JSON; a `finish` event in its compact form.
+fn event_json(ev: &StreamEvent) -> serde_json::Result<String> {
+    match ev {
+        StreamEvent::Finish { response, .. } => serde_json::to_string(&CompactFinish {
+            kind: "finish",
+            response: CompactResponse::of(response),
+            raw: "",
+        }),
+        other => serde_json::to_string(other),
+    }
+}
+
 /// A stream decoder whose results are JSON.
 #[derive(Debug)]
 pub struct JsonDecoder {
@@ -188,7 +247,7 @@ impl JsonDecoder {
             let raw = ev.take_raw();
             raws.push_str(&raw);
             lens.push_str(&raw.encode_utf16().count().to_string());
-            match serde_json::to_string(&ev) {
+            match event_json(&ev) {
                 Ok(s) => out.push_str(&s),
                 Err(_) => out.push_str("null"),
             }
@@ -338,7 +397,14 @@ mod tests {
         let (out, frames) = split(&d.finish());
         assert_eq!(out["done"], true);
         assert_eq!(out["events"][0]["type"], "finish");
-        assert_eq!(out["events"][0]["response"]["text"], "Hé 🌍");
+        // Compact: text, reasoning and toolCalls are derived from the message in JS.
+        assert!(out["events"][0]["response"].get("text").is_none());
+        assert!(out["events"][0]["response"].get("toolCalls").is_none());
+        assert_eq!(
+            out["events"][0]["response"]["message"]["parts"][0]["text"],
+            "Hé 🌍"
+        );
+        assert_eq!(out["events"][0]["response"]["finishReason"], "stop");
         assert_eq!(frames, ["[DONE]"]);
     }
 

@@ -142,6 +142,33 @@ function panicError(cause) {
 const parse = (json) => JSON.parse(json);
 
 /**
+ * Completes a `finish` event's response: the decoder leaves out what the
+ * message already holds (text, reasoning, tool calls), exactly as the core
+ * derives them, and it is rebuilt here in the documented key order.
+ */
+function completeResponse(r) {
+  let text = "";
+  let reasoning = "";
+  const toolCalls = [];
+  for (const p of r.message.parts) {
+    if (p.type === "text") text += p.text;
+    else if (p.type === "reasoning") reasoning += p.text;
+    else if (p.type === "tool_call") toolCalls.push({ id: p.id, name: p.name, arguments: p.arguments });
+  }
+  const out = {};
+  if (r.id !== undefined) out.id = r.id;
+  if (r.model !== undefined) out.model = r.model;
+  out.message = r.message;
+  out.text = text;
+  if (reasoning) out.reasoning = reasoning;
+  out.toolCalls = toolCalls;
+  for (const k of ["incompleteToolCalls", "refusal", "usage", "finishReason", "rawFinishReason"]) {
+    if (r[k] !== undefined) out[k] = r[k];
+  }
+  return out;
+}
+
+/**
  * A decoder result: JSON, then (after a NUL) the events' provider frames,
  * concatenated; `rawLens` gives each one's length. The frames are sliced
  * here, never escaped into or parsed out of JSON.
@@ -154,6 +181,7 @@ function decoded(text) {
     const n = out.rawLens[i];
     ev.raw = cut < 0 ? "" : text.slice(at, at + n);
     at += n;
+    if (ev.type === "finish") ev.response = completeResponse(ev.response);
   });
   // (rawLens stays: `delete` would drop the object into V8's slow mode.)
   if (out.done) out.response = out.events.at(-1)?.response;
