@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::types::{
-    FinishReason, IncompleteToolCall, Message, Part, ProviderData, Raw, Response, Role,
-    StreamEvent, ToolCall, Usage,
+    FinishReason, IncompleteToolCall, Part, ProviderData, Raw, Response, StreamEvent, ToolCall,
+    Usage,
 };
 
 /// A provider-neutral piece of a model turn, produced by a frame decoder.
@@ -101,9 +101,7 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     pub(crate) fn new() -> Self {
-        let mut acc = Accumulator::default();
-        acc.response.message.role = Role::Assistant;
-        acc
+        Accumulator::default()
     }
 
     /// Whether any event has been pushed to an output.
@@ -526,16 +524,6 @@ pub(crate) fn provider_data(adapter: &str, key: &str, value: Value) -> ProviderD
     let mut outer = ProviderData::new();
     outer.insert(adapter.to_string(), Value::Object(inner));
     outer
-}
-
-/// An empty assistant message (the default for [`Response`]).
-impl Default for Message {
-    fn default() -> Self {
-        Message {
-            role: Role::Assistant,
-            parts: Vec::new(),
-        }
-    }
 }
 
 #[cfg(test)]

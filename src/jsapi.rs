@@ -73,11 +73,10 @@ fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T, Error> 
 /// Encodes a request: `{"ok": {"url", "headers": [[k, v]], "body"}}` or
 /// `{"error": ...}`.
 pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
-    let label = serde_json::from_str::<ConfigInput>(config_json)
-        .map(|c| provider_label(&c.provider))
-        .unwrap_or("unknown");
+    let mut label = "unknown";
     let result = (|| {
         let input: ConfigInput = parse(config_json, "options")?;
+        label = provider_label(&input.provider);
         let provider = provider_named(&input.provider)?;
         let request: Request = parse(request_json, "request")?;
         let mut config = ClientConfig::new(provider);

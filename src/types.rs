@@ -85,6 +85,16 @@ impl Message {
     }
 }
 
+/// An empty assistant message (the default for [`Response`]).
+impl Default for Message {
+    fn default() -> Self {
+        Message {
+            role: Role::Assistant,
+            parts: Vec::new(),
+        }
+    }
+}
+
 /// Opaque data a provider needs back when the part is replayed, keyed by
 /// adapter name (`"gemini"`, `"openaicompat"`, ...): a Gemini
 /// `thoughtSignature`, the field an OpenAI-compatible server used for its
@@ -599,26 +609,22 @@ impl StreamEvent {
 
 /// A `tool` message answering `call_id` with `content`.
 pub fn tool_result_message(call_id: impl Into<String>, content: impl Into<String>) -> Message {
-    Message {
-        role: Role::Tool,
-        parts: vec![Part::ToolResult {
-            call_id: call_id.into(),
-            content: content.into(),
-            is_error: false,
-            provider_data: None,
-        }],
-    }
+    tool_message(call_id.into(), content.into(), false)
 }
 
 /// A `tool` message telling the model that the call `call_id` failed with
 /// `error`.
 pub fn tool_error_message(call_id: impl Into<String>, error: impl Into<String>) -> Message {
+    tool_message(call_id.into(), error.into(), true)
+}
+
+fn tool_message(call_id: String, content: String, is_error: bool) -> Message {
     Message {
         role: Role::Tool,
         parts: vec![Part::ToolResult {
-            call_id: call_id.into(),
-            content: error.into(),
-            is_error: true,
+            call_id,
+            content,
+            is_error,
             provider_data: None,
         }],
     }

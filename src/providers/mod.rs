@@ -379,19 +379,7 @@ pub fn decode_error(
         (Some(v), Provider::Gemini) => gemini::error::decode(v),
         (None, _) => None,
     }
-    .unwrap_or_else(|| ApiError {
-        kind: ApiErrorKind::Other,
-        status: None,
-        provider_type: None,
-        code: None,
-        param: None,
-        message: fallback_message(status, body),
-        request_id: None,
-        retry_after_ms: None,
-        in_band: false,
-        events_emitted: false,
-        body: None,
-    });
+    .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
     err.kind = ApiErrorKind::from_status(status);
     if err.kind == ApiErrorKind::Other {
@@ -443,6 +431,14 @@ pub(crate) fn api_error_from(
         in_band: false,
         events_emitted: false,
         body: None,
+    }
+}
+
+/// Takes a string field out of an object (`None` if absent or not a string).
+pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String> {
+    match obj.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
     }
 }
 

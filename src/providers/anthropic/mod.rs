@@ -12,6 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::accumulate::Delta;
+use crate::providers::take_str;
 use crate::types::{FinishReason, Message, Part, Usage};
 
 pub mod error;
@@ -85,31 +86,29 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let mut take_str = |k: &str| match b.remove(k) {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    };
     match kind.as_str() {
         "text" => {
             out.push(Delta::Break);
-            out.push(Delta::Text(take_str("text").unwrap_or_default()));
+            out.push(Delta::Text(take_str(&mut b, "text").unwrap_or_default()));
         }
         "thinking" => {
             out.push(Delta::Break);
-            out.push(Delta::Reasoning(take_str("thinking").unwrap_or_default()));
-            if let Some(sig) = take_str("signature") {
+            out.push(Delta::Reasoning(
+                take_str(&mut b, "thinking").unwrap_or_default(),
+            ));
+            if let Some(sig) = take_str(&mut b, "signature") {
                 out.push(Delta::ReasoningSignature(sig));
             }
             out.push(Delta::Break);
         }
         "redacted_thinking" => {
             out.push(Delta::RedactedReasoning(
-                take_str("data").unwrap_or_default(),
+                take_str(&mut b, "data").unwrap_or_default(),
             ));
         }
         "tool_use" => {
-            let id = take_str("id");
-            let name = take_str("name");
+            let id = take_str(&mut b, "id");
+            let name = take_str(&mut b, "name");
             let input = b
                 .remove("input")
                 .unwrap_or_else(|| Value::Object(Map::new()));

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation, NAME};
 use crate::accumulate::Delta;
-use crate::providers::FrameFailure;
+use crate::providers::{take_str, FrameFailure};
 use crate::sse::SseEvent;
 
 #[derive(Debug)]
@@ -67,10 +67,6 @@ pub struct Decoder {
     blocks: Vec<(u64, Block)>,
     usage: Map<String, Value>,
     next_slot: usize,
-}
-
-fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 impl Decoder {
@@ -259,8 +255,8 @@ impl Decoder {
                 let slot = self.slot();
                 out.push(Delta::ToolStart {
                     slot,
-                    id: text(&Value::Object(block.clone()), "id"),
-                    name: text(&Value::Object(block.clone()), "name"),
+                    id: take_str(&mut block, "id"),
+                    name: take_str(&mut block, "name"),
                     data: None,
                 });
                 Block::ToolUse {

@@ -168,15 +168,11 @@ impl Turn {
         mut body: Value,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
-        if let Some(e) = body.get("error").filter(|e| !e.is_null()) {
-            return Err(
-                match error::decode(&Value::Object(
-                    [("error".to_string(), e.clone())].into_iter().collect(),
-                )) {
-                    Some(api) => FrameFailure::Api(Box::new(api)),
-                    None => FrameFailure::Malformed("an error without details".into()),
-                },
-            );
+        if body.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(match error::decode(&body) {
+                Some(api) => FrameFailure::Api(Box::new(api)),
+                None => FrameFailure::Malformed("an error without details".into()),
+            });
         }
         self.meta(
             body.get("responseId").and_then(Value::as_str),
@@ -204,7 +200,7 @@ impl Turn {
                     message,
                 });
             }
-            self.usage(&body, out);
+            self.usage(body.get("usageMetadata"), out);
             return Ok(());
         };
         if let Some(Value::Array(parts)) = candidate.pointer_mut("/content/parts").map(Value::take)
@@ -213,7 +209,7 @@ impl Turn {
                 self.part(part, out);
             }
         }
-        self.usage(&body, out);
+        self.usage(body.get("usageMetadata"), out);
         if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
             out.push(Delta::Finish {
                 reason: map_finish_reason(reason),
@@ -224,8 +220,9 @@ impl Turn {
         Ok(())
     }
 
-    fn usage(&mut self, body: &Value, out: &mut Vec<Delta>) {
-        if let Some(u) = body.get("usageMetadata").filter(|u| u.is_object()) {
+    /// Passes on `usageMetadata` when it changes.
+    fn usage(&mut self, usage_metadata: Option<&Value>, out: &mut Vec<Delta>) {
+        if let Some(u) = usage_metadata.filter(|u| u.is_object()) {
             if self.usage.as_ref() != Some(u) {
                 out.push(Delta::Usage(map_usage(u)));
                 self.usage = Some(u.clone());
@@ -280,10 +277,7 @@ impl Turn {
                 out.push(Delta::Text(part.text.to_string()));
             }
         }
-        if let Some(u) = frame.usage_metadata {
-            let body = Value::Object([("usageMetadata".to_string(), u)].into_iter().collect());
-            self.usage(&body, out);
-        }
+        self.usage(frame.usage_metadata.as_ref(), out);
         true
     }
 

@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::accumulate::{provider_data, Delta};
+pub(crate) use crate::providers::take_str;
 use crate::types::{FinishReason, Usage};
 
 pub mod error;
@@ -73,11 +74,31 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
     }
 }
 
-/// Takes a string field out of an object.
-pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String> {
-    match obj.remove(key) {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
+/// The fields of a `tool_calls[]` entry (a whole call or a stream delta),
+/// taken out of it.
+pub(crate) struct CallFields {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub arguments: Option<String>,
+    /// Gemini's OpenAI endpoint: `extra_content` to replay.
+    pub extra: Option<Value>,
+}
+
+impl CallFields {
+    pub(crate) fn take(call: &mut Map<String, Value>) -> Self {
+        let (name, arguments) = match call.remove("function") {
+            Some(Value::Object(mut f)) => (
+                take_str(&mut f, "name"),
+                arguments_text(f.remove("arguments")),
+            ),
+            _ => (None, None),
+        };
+        CallFields {
+            id: take_str(call, "id"),
+            name,
+            arguments,
+            extra: call.remove("extra_content"),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{
-    arguments_text, completion_usage, content_deltas, first_choice, map_finish_reason, take_str,
+    completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
 use crate::accumulate::{provider_data, Delta};
@@ -45,22 +45,16 @@ pub(crate) fn decode(body: &Value, dialect: Dialect) -> Result<Vec<Delta>, Frame
             let Value::Object(mut call) = call else {
                 continue;
             };
-            let (name, args) = match call.remove("function") {
-                Some(Value::Object(mut f)) => (
-                    take_str(&mut f, "name"),
-                    arguments_text(f.remove("arguments")),
-                ),
-                _ => (None, None),
-            };
+            let fields = CallFields::take(&mut call);
             out.push(Delta::ToolStart {
                 slot,
-                id: take_str(&mut call, "id"),
-                name,
-                data: call
-                    .remove("extra_content")
+                id: fields.id,
+                name: fields.name,
+                data: fields
+                    .extra
                     .map(|x| provider_data(dialect.key(), "extra_content", x)),
             });
-            if let Some(fragment) = args {
+            if let Some(fragment) = fields.arguments {
                 out.push(Delta::ToolArgs { slot, fragment });
             }
         }

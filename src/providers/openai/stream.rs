@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::Map;
 
 use super::{
-    arguments_text, completion_usage, content_deltas, first_choice, map_finish_reason, take_str,
+    completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
 use crate::accumulate::{is_json_object, provider_data, Delta};
@@ -227,15 +227,11 @@ impl Decoder {
     }
 
     fn call_delta(&mut self, mut call: Map<String, Value>, out: &mut Vec<Delta>) {
-        let id = take_str(&mut call, "id").filter(|s| !s.is_empty());
         let index = call.get("index").and_then(Value::as_u64);
-        let (name, args) = match call.remove("function") {
-            Some(Value::Object(mut f)) => (
-                take_str(&mut f, "name").filter(|s| !s.is_empty()),
-                arguments_text(f.remove("arguments")),
-            ),
-            _ => (None, None),
-        };
+        let fields = CallFields::take(&mut call);
+        let id = fields.id.filter(|s| !s.is_empty());
+        let name = fields.name.filter(|s| !s.is_empty());
+        let args = fields.arguments;
         let pos = self.find(id.as_deref(), index, name.is_some());
         let pos = match pos {
             Some(p) => p,
@@ -261,8 +257,8 @@ impl Decoder {
             tracked.index = index;
         }
         tracked.named |= name.is_some();
-        let data = call
-            .remove("extra_content")
+        let data = fields
+            .extra
             .map(|extra| provider_data(self.dialect.key(), "extra_content", extra));
         out.push(Delta::ToolStart {
             slot: tracked.slot,
