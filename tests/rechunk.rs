@@ -18,9 +18,8 @@
 
 mod common;
 
-use common::Case;
+use common::{decode_chunked as decode, Case, Outcome};
 use libtest_mimic::{Arguments, Failed, Trial};
-use skyl::{Error, Provider, Response, StreamDecoder, StreamEvent};
 
 const EVERY_OFFSET_LIMIT: usize = 24 * 1024;
 
@@ -39,20 +38,6 @@ fn main() {
         ));
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-type Outcome = (Vec<StreamEvent>, Result<Response, Error>);
-
-fn decode(provider: Provider, chunks: &[&[u8]]) -> Outcome {
-    let mut d = StreamDecoder::new(provider);
-    let mut out = Vec::new();
-    for c in chunks {
-        if let Err(e) = d.feed(c, &mut out) {
-            return (out, Err(e));
-        }
-    }
-    let r = d.finish(&mut out);
-    (out, r)
 }
 
 fn compare(reference: &Outcome, got: &Outcome, how: &str) -> Result<(), Failed> {

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skyl::{Provider, StreamDecoder, StreamEvent};
+use skyl::{Error, Provider, Response, StreamDecoder, StreamEvent};
 
 /// One recorded case: `<adapter>/<name>`.
 #[derive(Clone, Debug)]
@@ -81,18 +81,18 @@ pub fn stream_cases() -> Vec<Case> {
     cases().into_iter().filter(Case::is_stream).collect()
 }
 
-/// Decodes `body` fed in the given chunks; events and a printable outcome.
-pub fn decode_chunked(provider: Provider, chunks: &[&[u8]]) -> (Vec<StreamEvent>, String) {
+/// Events and the outcome of decoding a body.
+pub type Outcome = (Vec<StreamEvent>, Result<Response, Error>);
+
+/// Decodes a body fed in the given chunks.
+pub fn decode_chunked(provider: Provider, chunks: &[&[u8]]) -> Outcome {
     let mut d = StreamDecoder::new(provider);
     let mut out = Vec::new();
     for c in chunks {
         if let Err(e) = d.feed(c, &mut out) {
-            return (out, format!("error: {e:?}"));
+            return (out, Err(e));
         }
     }
-    let outcome = match d.finish(&mut out) {
-        Ok(r) => format!("ok: {r:?}"),
-        Err(e) => format!("error: {e:?}"),
-    };
-    (out, outcome)
+    let r = d.finish(&mut out);
+    (out, r)
 }
