@@ -14,8 +14,8 @@ use crate::providers::{decode_error, decode_response, encode_request, ClientConf
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
 use crate::types::{
-    FinishReason, IncompleteToolCall, Message, Request, Response, StreamEvent, Tool, ToolCall,
-    Usage,
+    FinishReason, IncompleteToolCall, Message, Part, Request, Response, StreamEvent, Tool,
+    ToolCall, Usage,
 };
 use crate::validate::{validate_request, validate_tool, validate_tool_call};
 
@@ -198,15 +198,96 @@ impl<'a> CompactResponse<'a> {
     }
 }
 
-/// An event as JSON; a `finish` event in its compact form.
-fn event_json(ev: &StreamEvent) -> serde_json::Result<String> {
-    match ev {
-        StreamEvent::Finish { response, .. } => serde_json::to_string(&CompactFinish {
-            kind: "finish",
-            response: CompactResponse::of(response),
-            raw: "",
-        }),
-        other => serde_json::to_string(other),
+/// The length of `s` in UTF-16 code units (what JS string indices count).
+fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+}
+
+/// Moves `s` to the end of `strs`, recording its UTF-16 length.
+fn push_str(s: String, strs: &mut String, lens: &mut Vec<usize>) {
+    lens.push(utf16_len(&s));
+    strs.push_str(&s);
+}
+
+/// Writes `ev` as JSON with its strings moved out (see [`JsonDecoder::feed`]
+/// for which and in what order); a `finish` event in its compact form.
+fn write_event(mut ev: StreamEvent, out: &mut Vec<u8>, strs: &mut String, lens: &mut Vec<usize>) {
+    let mark = (out.len(), strs.len(), lens.len());
+    let raw = ev.take_raw();
+    lens.push(utf16_len(&raw));
+    strs.push_str(&raw);
+    let written = match ev {
+        // The common events, written directly: their JSON is fixed.
+        StreamEvent::Text { text, .. } => {
+            push_str(text, strs, lens);
+            out.extend_from_slice(br#"{"type":"text","text":"","raw":""}"#);
+            Ok(())
+        }
+        StreamEvent::Reasoning { text, .. } => {
+            push_str(text, strs, lens);
+            out.extend_from_slice(br#"{"type":"reasoning","text":"","raw":""}"#);
+            Ok(())
+        }
+        StreamEvent::ToolCall { mut call, raw } => {
+            push_str(std::mem::take(&mut call.arguments), strs, lens);
+            serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw })
+        }
+        StreamEvent::Finish { mut response, .. } => {
+            for part in &mut response.message.parts {
+                match part {
+                    Part::Text { text, .. } | Part::Reasoning { text, .. } => {
+                        push_str(std::mem::take(text), strs, lens);
+                    }
+                    Part::ToolCall { arguments, .. } => {
+                        push_str(std::mem::take(arguments), strs, lens);
+                    }
+                    _ => {}
+                }
+            }
+            serde_json::to_writer(
+                &mut *out,
+                &CompactFinish {
+                    kind: "finish",
+                    response: CompactResponse::of(&response),
+                    raw: "",
+                },
+            )
+        }
+        other => serde_json::to_writer(&mut *out, &other),
+    };
+    if written.is_err() {
+        // Not expected (every field serialises): keep the output well formed.
+        out.truncate(mark.0);
+        strs.truncate(mark.1);
+        lens.truncate(mark.2);
+        lens.push(utf16_len(&raw));
+        strs.push_str(&raw);
+        out.extend_from_slice(
+            br#"{"type":"warning","code":"unserialisable_event","message":"an event could not be written as JSON","raw":""}"#,
+        );
     }
 }
 
@@ -233,76 +314,80 @@ impl JsonDecoder {
         })
     }
 
-    /// `{"events":[...]` with each event's `raw` left empty; the frames go
-    /// to `raws` and their UTF-16 lengths to `"rawLens"` (see [`Self::feed`]).
-    fn events_json(&mut self, out: &mut String, raws: &mut String) {
-        out.push_str("{\"events\":[");
-        let mut lens = String::new();
-        for (i, mut ev) in self.events.drain(..).enumerate() {
+    /// `{"events":[...],"lens":[...]` with each event's payload strings
+    /// left empty in the JSON and appended to `strs` instead (see
+    /// [`Self::feed`]).
+    fn events_json(&mut self, out: &mut Vec<u8>, strs: &mut String) {
+        out.extend_from_slice(b"{\"events\":[");
+        let mut lens = Vec::new();
+        for (i, ev) in self.events.drain(..).enumerate() {
             if i > 0 {
-                out.push(',');
-                lens.push(',');
+                out.push(b',');
             }
-            let raw = ev.take_raw();
-            raws.push_str(&raw);
-            lens.push_str(&raw.encode_utf16().count().to_string());
-            match event_json(&ev) {
-                Ok(s) => out.push_str(&s),
-                Err(_) => out.push_str("null"),
-            }
+            write_event(ev, out, strs, &mut lens);
         }
-        out.push_str("],\"rawLens\":[");
-        out.push_str(&lens);
-        out.push(']');
+        out.extend_from_slice(b"],\"lens\":[");
+        for (i, n) in lens.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_decimal(out, *n);
+        }
+        out.push(b']');
     }
 
-    /// Closes the JSON object and appends the frames after a NUL (which
-    /// JSON text never contains unescaped).
-    fn seal(mut out: String, raws: &str) -> String {
-        out.push('}');
-        if !raws.is_empty() {
-            out.push('\0');
-            out.push_str(raws);
-        }
-        out
+    /// Closes the JSON object and appends the payload strings after a NUL
+    /// (which JSON text never contains unescaped).
+    fn seal(mut out: Vec<u8>, strs: &str) -> String {
+        out.push(b'}');
+        out.push(0);
+        out.extend_from_slice(strs.as_bytes());
+        // Everything pushed is UTF-8: serde_json's output, ASCII and `strs`.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
-    /// Feeds a chunk: `{"events": [...], "rawLens": [...]}`, plus `"error"`
-    /// if the stream failed (events before the failure are still listed).
-    /// Each event's `raw` is empty in the JSON: the frames follow the JSON
-    /// after a NUL, concatenated, `rawLens` giving each one's length in
-    /// UTF-16 units, so they are neither escaped here nor parsed in JS.
+    fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
+        out.extend_from_slice(b",\"error\":");
+        if serde_json::to_writer(&mut *out, &e.info(self.provider)).is_err() {
+            out.extend_from_slice(b"{}");
+        }
+    }
+
+    /// Feeds a chunk: `{"events": [...], "lens": [...]}`, plus `"error"` if
+    /// the stream failed (events before the failure are still listed), then
+    /// a NUL and the events' strings.
+    ///
+    /// The strings are each event's `raw` frame, the `text` of `text` and
+    /// `reasoning` events, the `arguments` of a `tool_call` event's call and,
+    /// for `finish`, the `text` of every text or reasoning part and the
+    /// `arguments` of every tool-call part of the message, in that order:
+    /// they are empty in the JSON and follow it, concatenated, `lens` giving
+    /// each one's length in UTF-16 units. So payloads are neither escaped
+    /// here nor unescaped by `JSON.parse`: JS slices them out.
     pub fn feed(&mut self, chunk: &[u8]) -> String {
         let result = self.inner.feed(chunk, &mut self.events);
-        let mut out = String::new();
-        let mut raws = String::new();
-        self.events_json(&mut out, &mut raws);
+        let mut out = Vec::new();
+        let mut strs = String::new();
+        self.events_json(&mut out, &mut strs);
         if let Err(e) = result {
-            out.push_str(",\"error\":");
-            out.push_str(
-                &serde_json::to_string(&e.info(self.provider)).unwrap_or_else(|_| "{}".into()),
-            );
+            self.with_error(&mut out, &e);
         }
-        Self::seal(out, &raws)
+        Self::seal(out, &strs)
     }
 
     /// Ends the body: as [`Self::feed`], with `"done": true` (the response
     /// is in the final `finish` event) or `"error"`.
     pub fn finish(&mut self) -> String {
         let result = self.inner.finish(&mut self.events);
-        let mut out = String::new();
-        let mut raws = String::new();
-        self.events_json(&mut out, &mut raws);
+        let mut out = Vec::new();
+        let mut strs = String::new();
+        self.events_json(&mut out, &mut strs);
         match result {
-            Ok(_) => out.push_str(",\"done\":true"),
-            Err(e) => {
-                out.push_str(",\"error\":");
-                out.push_str(
-                    &serde_json::to_string(&e.info(self.provider)).unwrap_or_else(|_| "{}".into()),
-                );
-            }
+            Ok(_) => out.extend_from_slice(b",\"done\":true"),
+            Err(e) => self.with_error(&mut out, &e),
         }
-        Self::seal(out, &raws)
+        Self::seal(out, &strs)
     }
 
     /// Whether any event has been handed out.
@@ -361,39 +446,62 @@ mod tests {
         assert_eq!(err["error"]["provider"], "openai");
     }
 
-    /// The JSON part and the frames of a decoder result.
-    fn split(s: &str) -> (Value, Vec<String>) {
-        let (json, raws) = s.split_once('\0').unwrap_or((s, ""));
-        let out = v(json);
-        let units: Vec<u16> = raws.encode_utf16().collect();
+    /// A decoder result with its strings put back, as the JS shell does.
+    fn rebuild(s: &str) -> Value {
+        let (json, strs) = s.split_once('\0').unwrap();
+        let mut out = v(json);
+        let units: Vec<u16> = strs.encode_utf16().collect();
+        let lens: Vec<usize> = out["lens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap() as usize)
+            .collect();
         let mut at = 0;
-        let mut frames = Vec::new();
-        for n in out["rawLens"].as_array().unwrap() {
-            let n = n.as_u64().unwrap() as usize;
-            frames.push(String::from_utf16(&units[at..at + n]).unwrap());
+        let mut k = 0;
+        let mut next = || {
+            let n = lens[k];
+            k += 1;
             at += n;
+            Value::from(String::from_utf16(&units[at - n..at]).unwrap())
+        };
+        for ev in out["events"].as_array_mut().unwrap() {
+            assert_eq!(ev["raw"], "", "payloads are not inside the JSON");
+            ev["raw"] = next();
+            match ev["type"].as_str().unwrap() {
+                "text" | "reasoning" => ev["text"] = next(),
+                "tool_call" => ev["call"]["arguments"] = next(),
+                "finish" => {
+                    for p in ev["response"]["message"]["parts"].as_array_mut().unwrap() {
+                        match p["type"].as_str().unwrap() {
+                            "text" | "reasoning" => p["text"] = next(),
+                            "tool_call" => p["arguments"] = next(),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
-        assert_eq!(at, units.len());
-        (out, frames)
+        assert_eq!(k, lens.len(), "every string is used");
+        assert_eq!(at, units.len(), "and nothing else follows");
+        out
     }
 
     #[test]
-    fn the_decoder_reports_events_with_their_frames_then_the_end() {
+    fn the_decoder_reports_events_with_their_strings_then_the_end() {
         let mut d = JsonDecoder::new("openai", None).unwrap();
-        let frame = "{\"choices\":[{\"delta\":{\"content\":\"Hé 🌍\"}}]}";
-        let (out, frames) = split(&d.feed(format!("data: {frame}\n\n").as_bytes()));
+        let frame = "{\"choices\":[{\"delta\":{\"content\":\"Hé 🌍 \\\"q\\\"\"}}]}";
+        let out = rebuild(&d.feed(format!("data: {frame}\n\n").as_bytes()));
         assert_eq!(out["events"][0]["type"], "text");
-        assert_eq!(
-            out["events"][0]["raw"], "",
-            "the frame is not inside the JSON"
-        );
-        assert_eq!(frames, [frame]);
+        assert_eq!(out["events"][0]["text"], "Hé 🌍 \"q\"");
+        assert_eq!(out["events"][0]["raw"], frame);
         assert!(d.events_emitted());
-        let (out, frames) = split(&d.feed(
+        let out = rebuild(&d.feed(
             b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
         ));
-        assert!(out["events"].as_array().unwrap().is_empty() && frames.is_empty());
-        let (out, frames) = split(&d.finish());
+        assert!(out["events"].as_array().unwrap().is_empty());
+        let out = rebuild(&d.finish());
         assert_eq!(out["done"], true);
         assert_eq!(out["events"][0]["type"], "finish");
         // Compact: text, reasoning and toolCalls are derived from the message in JS.
@@ -401,17 +509,65 @@ mod tests {
         assert!(out["events"][0]["response"].get("toolCalls").is_none());
         assert_eq!(
             out["events"][0]["response"]["message"]["parts"][0]["text"],
-            "Hé 🌍"
+            "Hé 🌍 \"q\""
         );
         assert_eq!(out["events"][0]["response"]["finishReason"], "stop");
-        assert_eq!(frames, ["[DONE]"]);
+        assert_eq!(out["events"][0]["raw"], "[DONE]");
+    }
+
+    /// Every recorded stream: the events rebuilt from the decoder's output
+    /// are the core's events, and the finish event's message is the
+    /// response's.
+    #[test]
+    fn rebuilt_events_equal_the_core_events_on_every_recorded_stream() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance");
+        let mut streams = 0;
+        for provider in ["openai", "openaicompat", "anthropic", "gemini"] {
+            for entry in std::fs::read_dir(dir.join(provider)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().and_then(|e| e.to_str()) != Some("sse") {
+                    continue;
+                }
+                let body = std::fs::read(&path).unwrap();
+                let p = provider_named(provider).unwrap();
+                let (events, _) = StreamDecoder::decode_all(p, &body);
+                let mut d = JsonDecoder::new(provider, None).unwrap();
+                let mut got = Vec::new();
+                for chunk in body.chunks(997) {
+                    got.extend(
+                        rebuild(&d.feed(chunk))["events"]
+                            .as_array()
+                            .unwrap()
+                            .clone(),
+                    );
+                }
+                let end = rebuild(&d.finish());
+                got.extend(end["events"].as_array().unwrap().clone());
+                assert_eq!(got.len(), events.len(), "{}", path.display());
+                for (g, e) in got.iter().zip(&events) {
+                    let want = serde_json::to_value(e).unwrap();
+                    if let StreamEvent::Finish { .. } = e {
+                        let (gr, wr) = (&g["response"], &want["response"]);
+                        for key in ["message", "usage", "finishReason", "rawFinishReason"] {
+                            assert_eq!(gr.get(key), wr.get(key), "{key}: {}", path.display());
+                        }
+                        assert_eq!(g["raw"], want["raw"]);
+                        continue;
+                    }
+                    assert_eq!(g, &want, "{}", path.display());
+                }
+                streams += 1;
+            }
+        }
+        assert!(streams > 60, "{streams} streams");
     }
 
     #[test]
     fn a_decoder_that_ends_early_reports_the_partial_response() {
         let mut d = JsonDecoder::new("openai", None).unwrap();
         d.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n");
-        let (out, _) = split(&d.finish());
+        let out = rebuild(&d.finish());
         assert_eq!(out["error"]["name"], "StreamEndedEarlyError");
         assert_eq!(out["error"]["partial"]["text"], "Hi");
         assert_eq!(out["error"]["retryable"], false);

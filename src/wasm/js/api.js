@@ -169,21 +169,39 @@ function completeResponse(r) {
 }
 
 /**
- * A decoder result: JSON, then (after a NUL) the events' provider frames,
- * concatenated; `rawLens` gives each one's length. The frames are sliced
- * here, never escaped into or parsed out of JSON.
+ * A decoder result: JSON, then (after a NUL) the events' strings,
+ * concatenated, `lens` giving each one's length: every event's `raw`, the
+ * `text` of text and reasoning events, a tool call's `arguments` and, in a
+ * finish event, the text and arguments of the message's parts, in that
+ * order (see `JsonDecoder::feed` in src/jsapi.rs). They are empty in the
+ * JSON and sliced in here: never escaped into JSON or parsed back out.
  */
 function decoded(text) {
   const cut = text.indexOf("\0");
-  const out = JSON.parse(cut < 0 ? text : text.slice(0, cut));
+  const out = JSON.parse(text.slice(0, cut));
+  const lens = out.lens;
   let at = cut + 1;
-  out.events.forEach((ev, i) => {
-    const n = out.rawLens[i];
-    ev.raw = cut < 0 ? "" : text.slice(at, at + n);
-    at += n;
-    if (ev.type === "finish") ev.response = completeResponse(ev.response);
-  });
-  // (rawLens stays: `delete` would drop the object into V8's slow mode.)
+  let k = 0;
+  const next = () => text.slice(at, (at += lens[k++]));
+  for (const ev of out.events) {
+    ev.raw = next();
+    switch (ev.type) {
+      case "text":
+      case "reasoning":
+        ev.text = next();
+        break;
+      case "tool_call":
+        ev.call.arguments = next();
+        break;
+      case "finish":
+        for (const p of ev.response.message.parts) {
+          if (p.type === "text" || p.type === "reasoning") p.text = next();
+          else if (p.type === "tool_call") p.arguments = next();
+        }
+        ev.response = completeResponse(ev.response);
+    }
+  }
+  // (lens stays: `delete` would drop the object into V8's slow mode.)
   if (out.done) out.response = out.events.at(-1)?.response;
   return out;
 }
