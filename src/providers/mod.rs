@@ -22,6 +22,7 @@ use crate::types::{Part, Raw, Request, Response, Role, Tool};
 use crate::validate::validate_request;
 
 pub mod anthropic;
+mod canonical;
 pub mod gemini;
 pub mod openai;
 pub mod openaicompat;
@@ -440,6 +441,13 @@ pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String
         Some(Value::String(s)) => Some(s),
         _ => None,
     }
+}
+
+/// `v` as compact JSON text, as its `Display` would write it but straight
+/// into a buffer (`Display` goes through the formatting machinery, several
+/// times slower in wasm).
+pub(crate) fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }
 
 /// A string field, or a number shown as a string (error codes are either).

@@ -120,7 +120,7 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
             });
             out.push(Delta::ToolArgs {
                 slot,
-                fragment: input.to_string(),
+                fragment: super::json_text(&input),
             });
             out.push(Delta::ToolEnd { slot });
         }

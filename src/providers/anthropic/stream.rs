@@ -391,7 +391,7 @@ impl Decoder {
                     // the start is the whole input, `{}` for no arguments.
                     out.push(Delta::ToolArgs {
                         slot,
-                        fragment: start_input.to_string(),
+                        fragment: crate::providers::json_text(&start_input),
                     });
                 }
                 out.push(Delta::ToolEnd { slot });

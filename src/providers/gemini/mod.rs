@@ -12,9 +12,13 @@
 //! replay `functionResponse.id` is sent only for wire ids, and `name` is
 //! recovered from the call in the history.
 
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use crate::accumulate::{provider_data, Delta};
+use crate::providers::canonical::is_canonical;
 use crate::providers::FrameFailure;
 
 use crate::types::{FinishReason, Usage};
@@ -78,7 +82,7 @@ pub(crate) fn is_synthetic_id(id: &str, name: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A text-only frame, read in place; see [`Turn::quick_text`].
+/// A frame of text and whole calls, read in place; see [`Turn::quick`].
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct QuickFrame<'a> {
@@ -87,9 +91,9 @@ struct QuickFrame<'a> {
     #[serde(default)]
     usage_metadata: Option<Value>,
     #[serde(default, borrow)]
-    model_version: Option<std::borrow::Cow<'a, str>>,
+    model_version: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    response_id: Option<std::borrow::Cow<'a, str>>,
+    response_id: Option<Cow<'a, str>>,
     #[serde(default)]
     prompt_feedback: Option<serde::de::IgnoredAny>,
     #[serde(default)]
@@ -111,13 +115,49 @@ struct QuickContent<'a> {
     parts: Vec<QuickPart<'a>>,
 }
 
+/// Text (or thought text) without a signature, or a whole call.
 #[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct QuickPart<'a> {
-    #[serde(borrow)]
-    text: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
     #[serde(default)]
     thought: Option<bool>,
+    #[serde(default, borrow)]
+    function_call: Option<QuickCall<'a>>,
+    #[serde(default, borrow)]
+    thought_signature: Option<Cow<'a, str>>,
+}
+
+/// A call given whole: a name and `args` (kept as text), nothing streamed.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickCall<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawValue>,
+}
+
+impl QuickPart<'_> {
+    /// Whether the general path would read this part as the fast path does.
+    fn is_quick(&self) -> bool {
+        match &self.function_call {
+            // The arguments' text is passed on as it came only when it is
+            // the text the general path writes back for them.
+            Some(call) => {
+                self.text.is_none()
+                    && self.thought.is_none()
+                    && !call.name.is_empty()
+                    && call
+                        .args
+                        .map_or(true, |a| a.get().starts_with('{') && is_canonical(a.get()))
+            }
+            None => self.text.is_some() && self.thought_signature.is_none(),
+        }
+    }
 }
 
 /// The deepest `partialArgs` path accepted; deeper ones abort the call.
@@ -249,10 +289,11 @@ impl Turn {
         });
     }
 
-    /// The fast path for the most common frame: one candidate whose parts
-    /// are all plain text or thought text, nothing else (no signature, call,
-    /// finish, feedback or error). False, with nothing done, otherwise.
-    pub(crate) fn quick_text(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
+    /// The fast path for the most common frames: one candidate whose parts
+    /// are plain text, thought text or whole calls, nothing else (no text
+    /// signature, streamed call, finish, feedback or error). False, with
+    /// nothing done, otherwise.
+    pub(crate) fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
         let Ok(frame) = serde_json::from_str::<QuickFrame>(data) else {
             return false;
         };
@@ -262,6 +303,13 @@ impl Turn {
         if frame.prompt_feedback.is_some()
             || frame.error.is_some()
             || candidate.finish_reason.is_some()
+            || !candidate.content.parts.iter().all(QuickPart::is_quick)
+            || (self.streamed.is_some()
+                && candidate
+                    .content
+                    .parts
+                    .iter()
+                    .any(|p| p.function_call.is_some()))
         {
             return false;
         }
@@ -271,10 +319,30 @@ impl Turn {
             out,
         );
         for part in &candidate.content.parts {
-            if part.thought == Some(true) {
-                out.push(Delta::Reasoning(part.text.to_string()));
-            } else {
-                out.push(Delta::Text(part.text.to_string()));
+            if let Some(call) = &part.function_call {
+                let data = part.thought_signature.as_deref().map(|sig| {
+                    provider_data(NAME, "thoughtSignature", Value::String(sig.to_string()))
+                });
+                let id = self.call_id(call.id.as_deref(), &call.name);
+                let slot = self.next_slot;
+                self.next_slot += 1;
+                out.push(Delta::ToolStart {
+                    slot,
+                    id: Some(id),
+                    name: Some(call.name.to_string()),
+                    data,
+                });
+                out.push(Delta::ToolArgs {
+                    slot,
+                    fragment: call.args.map_or("{}", RawValue::get).to_string(),
+                });
+                out.push(Delta::ToolEnd { slot });
+            } else if let Some(text) = &part.text {
+                if part.thought == Some(true) {
+                    out.push(Delta::Reasoning(text.to_string()));
+                } else {
+                    out.push(Delta::Text(text.to_string()));
+                }
             }
         }
         self.usage(frame.usage_metadata.as_ref(), out);
@@ -363,7 +431,7 @@ impl Turn {
             } else {
                 out.push(Delta::ToolArgs {
                     slot,
-                    fragment: args.to_string(),
+                    fragment: super::json_text(&args),
                 });
                 out.push(Delta::ToolEnd { slot });
             }
@@ -391,7 +459,7 @@ impl Turn {
         } else {
             out.push(Delta::ToolArgs {
                 slot: open.slot,
-                fragment: open.args.to_string(),
+                fragment: super::json_text(&open.args),
             });
             out.push(Delta::ToolEnd { slot: open.slot });
         }

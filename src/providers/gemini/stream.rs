@@ -23,7 +23,7 @@ impl Decoder {
         if ev.data.trim().is_empty() {
             return Ok(());
         }
-        if crate::providers::fast_paths() && self.turn.quick_text(&ev.data, out) {
+        if crate::providers::fast_paths() && self.turn.quick(&ev.data, out) {
             return Ok(());
         }
         let body: Value = serde_json::from_str(&ev.data)
@@ -116,5 +116,89 @@ mod tests {
         };
         assert_eq!(e.kind, crate::ApiErrorKind::Overloaded);
         assert!(e.retryable());
+    }
+
+    /// Both paths on the same body: equal events and outcome.
+    fn fast_equals_general(body: &[u8]) -> Result<(), String> {
+        let fast = StreamDecoder::decode_all(Provider::Gemini, body);
+        crate::providers::GENERAL_PATH_ONLY.with(|g| g.set(true));
+        let general = StreamDecoder::decode_all(Provider::Gemini, body);
+        crate::providers::GENERAL_PATH_ONLY.with(|g| g.set(false));
+        if fast == general {
+            Ok(())
+        } else {
+            Err(format!("fast {fast:?}\ngeneral {general:?}"))
+        }
+    }
+
+    fn args_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[a-z\"\\/\n é🌍]{0,6}".prop_map(Value::from),
+        ];
+        let tree = leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        });
+        prop_oneof![
+            tree.clone(),
+            prop::collection::vec(("[a-d]{1,2}", tree), 0..5)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whole calls (arguments written compactly, pretty, with escapes
+        /// or duplicate keys; with and without ids and signatures), text
+        /// and thoughts: the fast path agrees with the general path.
+        #[test]
+        fn whole_calls_decode_alike_on_both_paths(
+            calls in proptest::collection::vec((args_value(), 0u8..4, proptest::bool::ANY, proptest::bool::ANY), 1..4),
+            text in proptest::option::of("[a-z ]{0,5}"),
+        ) {
+            let mut parts = Vec::new();
+            if let Some(t) = &text {
+                parts.push(serde_json::json!({"text": t}).to_string());
+            }
+            for (i, (args, style, with_id, signed)) in calls.iter().enumerate() {
+                let args = match style {
+                    0 => serde_json::to_string(args).unwrap(),
+                    1 => serde_json::to_string_pretty(args).unwrap(),
+                    2 => serde_json::to_string(args).unwrap().replace('a', "\\u0061"),
+                    _ => serde_json::to_string(args).unwrap().replacen('}', ",\"a\":1}", 1),
+                };
+                let id = if *with_id { format!(r#","id":"c{i}""#) } else { String::new() };
+                let sig = if *signed { r#","thoughtSignature":"sig""# } else { "" };
+                parts.push(format!(r#"{{"functionCall":{{"name":"f"{id},"args":{args}}}{sig}}}"#));
+            }
+            let frame = format!(r#"{{"candidates":[{{"content":{{"role":"model","parts":[{}]}}}}]}}"#, parts.join(","));
+            let end = r#"{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}"#;
+            let body = sse(&[&frame, end]);
+            proptest::prop_assert_eq!(fast_equals_general(&body), Ok(()));
+        }
+    }
+
+    #[test]
+    fn a_recorded_call_takes_the_fast_path() {
+        use crate::providers::gemini::Turn;
+        let frame = r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"Paris","days":3}},"thoughtSignature":"c2ln"}]},"index":0}],"modelVersion":"m"}"#;
+        let mut out = Vec::new();
+        assert!(Turn::default().quick(frame, &mut out));
+        assert!(out.iter().any(|d| matches!(d,
+            crate::accumulate::Delta::ToolArgs { fragment, .. } if fragment == r#"{"city":"Paris","days":3}"#)));
+        let pretty = frame.replace(r#""days":3"#, r#""days": 3"#);
+        assert!(
+            !Turn::default().quick(&pretty, &mut Vec::new()),
+            "not canonical: general path"
+        );
+        assert_eq!(fast_equals_general(&sse(&[frame, &pretty])), Ok(()));
     }
 }

@@ -196,7 +196,7 @@ pub(crate) fn arguments_text(v: Option<Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s),
         Value::Null => None,
-        other => Some(other.to_string()),
+        other => Some(super::json_text(&other)),
     }
 }
 

@@ -1,0 +1,321 @@
+//! Whether JSON text is exactly what serde_json writes for the value it
+//! denotes, decided by one scan without building the value.
+//!
+//! Fast paths use it to pass a value's text on as it came (Gemini's whole
+//! `functionCall.args`) where the general path parses the value and writes
+//! it back: when the text is canonical both give the same bytes. The answer
+//! is conservative: `false` sends the text down the general path, so a few
+//! canonical texts (deep nesting, long integers, objects with many keys,
+//! `\u` escapes) are answered `false`; a non-canonical one never `true`.
+
+/// Deeper nesting is left to the general path (serde_json stops at 128).
+const MAX_DEPTH: usize = 64;
+/// Objects with more keys are left to the general path (the duplicate-key
+/// check is quadratic).
+const MAX_KEYS: usize = 64;
+
+/// True only if `serde_json::to_string(&serde_json::from_str::<Value>(text)?)`
+/// would be `text` (with `preserve_order`), byte for byte.
+pub(crate) fn is_canonical(text: &str) -> bool {
+    let mut scan = Scan {
+        b: text.as_bytes(),
+        at: 0,
+        depth: 0,
+    };
+    scan.value() && scan.at == scan.b.len()
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    at: usize,
+    depth: usize,
+}
+
+impl<'a> Scan<'a> {
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.at).copied()
+    }
+
+    #[inline(always)]
+    fn eat(&mut self, byte: u8) -> bool {
+        let hit = self.peek() == Some(byte);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    fn word(&mut self, w: &[u8]) -> bool {
+        let hit = self.b.get(self.at..self.at + w.len()) == Some(w);
+        if hit {
+            self.at += w.len();
+        }
+        hit
+    }
+
+    fn value(&mut self) -> bool {
+        match self.peek() {
+            Some(b'{') => self.nested(Self::object_body),
+            Some(b'[') => self.nested(Self::array_body),
+            Some(b'"') => self.string().is_some(),
+            Some(b't') => self.word(b"true"),
+            Some(b'f') => self.word(b"false"),
+            Some(b'n') => self.word(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => false,
+        }
+    }
+
+    fn nested(&mut self, body: fn(&mut Self) -> bool) -> bool {
+        if self.depth >= MAX_DEPTH {
+            return false;
+        }
+        self.depth += 1;
+        self.at += 1;
+        let ok = body(self);
+        self.depth -= 1;
+        ok
+    }
+
+    /// After `{`: members without whitespace, keys unique, then `}`.
+    fn object_body(&mut self) -> bool {
+        if self.eat(b'}') {
+            return true;
+        }
+        let mut keys: Vec<&'a [u8]> = Vec::new();
+        loop {
+            let Some(key) = self.string() else {
+                return false;
+            };
+            // Escapes are limited to one spelling each (see `string`), so
+            // equal keys are equal bytes. serde_json keeps one of two equal
+            // keys: not the text's shape.
+            if keys.len() >= MAX_KEYS || keys.contains(&key) {
+                return false;
+            }
+            keys.push(key);
+            if !self.eat(b':') || !self.value() {
+                return false;
+            }
+            if self.eat(b'}') {
+                return true;
+            }
+            if !self.eat(b',') {
+                return false;
+            }
+        }
+    }
+
+    /// After `[`: elements without whitespace, then `]`.
+    fn array_body(&mut self) -> bool {
+        if self.eat(b']') {
+            return true;
+        }
+        loop {
+            if !self.value() {
+                return false;
+            }
+            if self.eat(b']') {
+                return true;
+            }
+            if !self.eat(b',') {
+                return false;
+            }
+        }
+    }
+
+    /// A string whose escapes are the ones serde_json writes (`\"`, `\\`
+    /// and the short control escapes; it writes `/` and non-ASCII as they
+    /// are, so `\/` and `\u` are not canonical). Returns the content bytes.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.at;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    let content = self.b.get(start..self.at);
+                    self.at += 1;
+                    return content;
+                }
+                b'\\' => {
+                    self.at += 1;
+                    match self.peek()? {
+                        b'"' | b'\\' | b'n' | b't' | b'r' | b'b' | b'f' => self.at += 1,
+                        _ => return None,
+                    }
+                }
+                0x00..=0x1f => return None,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// An integer serde_json keeps as one (at most 18 digits, no `-0`), or
+    /// a float whose text is the one serde_json writes for its value.
+    fn number(&mut self) -> bool {
+        let start = self.at;
+        self.eat(b'-');
+        let int_start = self.at;
+        if !self.eat(b'0') {
+            if !matches!(self.peek(), Some(b'1'..=b'9')) {
+                return false;
+            }
+            self.digits();
+        }
+        let int_digits = self.at - int_start;
+        let mut float = false;
+        if self.eat(b'.') {
+            float = true;
+            if self.digits() == 0 {
+                return false;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            float = true;
+            if !self.eat(b'+') {
+                self.eat(b'-');
+            }
+            if self.digits() == 0 {
+                return false;
+            }
+        }
+        let Some(text) = self.b.get(start..self.at) else {
+            return false;
+        };
+        if !float {
+            return int_digits <= 18 && text != b"-0";
+        }
+        // Parsed and written by serde_json itself, so both agree with the
+        // general path (its float parsing is not always Rust's `parse`).
+        let parsed = std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| serde_json::from_str::<f64>(t).ok());
+        parsed
+            .and_then(|x| serde_json::to_vec(&x).ok())
+            .is_some_and(|written| written == text)
+    }
+
+    #[inline(always)]
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_canonical;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// What the general path writes for `text`, if it parses.
+    fn rewritten(text: &str) -> Option<String> {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .map(|v| serde_json::to_string(&v).unwrap())
+    }
+
+    #[test]
+    fn canonical_texts_are_recognised() {
+        for t in [
+            r#"{"a":1,"b":[true,false,null],"c":{"d":"x\"y\\z\n"},"e":-12.5,"f":0.001,"g":1e-7,"h":1.0}"#,
+            r#"{"query":"lookup 6","limit":16,"rows":[{"value":5326.1,"tags":["a"]}]}"#,
+            "{}",
+            "[]",
+            r#""é 🌍 /""#,
+            "123456789012345678",
+            "-5",
+        ] {
+            assert_eq!(rewritten(t).as_deref(), Some(t), "{t} round trips");
+            assert!(is_canonical(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn other_spellings_of_a_value_are_not() {
+        for t in [
+            r#"{"a": 1}"#,
+            "{ }",
+            r#"{"a":1,"a":2}"#,
+            r#""\u00e9""#,
+            r#""\/""#,
+            "1.50",
+            "1e2",
+            "1E-7",
+            "-0",
+            "12345678901234567890",
+            "01",
+            "1.",
+            "[1,]",
+            "{\"a\":1}x",
+            "tru",
+            "\"open",
+            "\"\u{1}\"",
+            "",
+        ] {
+            assert!(!is_canonical(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn deep_or_wide_values_are_left_to_the_general_path() {
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        assert!(!is_canonical(&deep));
+        let wide: Vec<String> = (0..70).map(|i| format!("\"k{i}\":{i}")).collect();
+        assert!(!is_canonical(&format!("{{{}}}", wide.join(","))));
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[a-z\"\\\\/\n\t\u{1}é🌍]{0,8}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                prop::collection::vec(("[a-c\"]{0,3}", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// `true` is only ever said of text the general path leaves as it is.
+        #[test]
+        fn canonical_means_unchanged_by_a_round_trip(v in json_value(), ws in 0usize..4, at in any::<prop::sample::Index>()) {
+            let mut text = serde_json::to_string(&v).unwrap();
+            if ws > 0 {
+                // Add whitespace (or mutate) somewhere: rarely canonical.
+                let i = at.index(text.len() + 1);
+                if text.is_char_boundary(i) {
+                    text.insert_str(i, [" ", "\\u0041", "0"][ws - 1]);
+                }
+            }
+            if is_canonical(&text) {
+                prop_assert_eq!(rewritten(&text), Some(text));
+            }
+        }
+
+        /// serde_json's own output, when a round trip leaves it alone, is
+        /// recognised unless it needs a conservative `false` (long
+        /// integers, `\u` escapes; depth and width are within bounds here).
+        #[test]
+        fn serde_output_is_mostly_canonical(v in json_value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            let long_int = text.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() > 18);
+            let unchanged = rewritten(&text).as_ref() == Some(&text);
+            if unchanged && !long_int && !text.contains("\\u") {
+                prop_assert!(is_canonical(&text), "{}", text);
+            }
+        }
+    }
+}
