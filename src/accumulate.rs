@@ -85,6 +85,34 @@ struct OpenCall {
     data: Option<ProviderData>,
 }
 
+impl Delta {
+    /// Whether applying this delta may keep its frame (in an event, or as
+    /// the frame of the usage); the others never look at it.
+    pub(crate) fn keeps_frame(&self) -> bool {
+        match self {
+            Delta::Text(_)
+            | Delta::Reasoning(_)
+            | Delta::ToolEnd { .. }
+            | Delta::ToolEndAll
+            | Delta::ToolAbort { .. }
+            | Delta::Usage(_)
+            | Delta::Warning { .. } => true,
+            Delta::Meta { .. }
+            | Delta::ReasoningSignature(_)
+            | Delta::RedactedReasoning(_)
+            | Delta::PartData { .. }
+            | Delta::Break
+            | Delta::ToolStart { .. }
+            | Delta::ToolArgs { .. }
+            | Delta::Opaque { .. }
+            | Delta::Refusal(_)
+            | Delta::Finish { .. }
+            | Delta::Terminal
+            | Delta::Reopen => false,
+        }
+    }
+}
+
 /// Assembles deltas into events and a response.
 #[derive(Debug, Default)]
 pub(crate) struct Accumulator {
@@ -120,6 +148,14 @@ impl Accumulator {
     }
 
     /// Applies one delta that came from the frame `raw`.
+    /// The argument text so far of the open call in `slot`.
+    pub(crate) fn open_arguments(&self, slot: usize) -> Option<&str> {
+        self.open
+            .iter()
+            .find(|c| c.slot == slot)
+            .map(|c| c.arguments.as_str())
+    }
+
     pub(crate) fn apply(&mut self, delta: Delta, raw: &Raw, out: &mut Vec<StreamEvent>) {
         match delta {
             Delta::Meta { id, model } => {

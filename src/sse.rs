@@ -124,7 +124,7 @@ impl SseDecoder {
                 rest = tail;
             }
         }
-        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
             let (line, tail) = rest.split_at(pos);
             let mut tail = tail.get(1..).unwrap_or_default();
             if rest.get(pos) == Some(&b'\r') {
@@ -208,11 +208,24 @@ impl SseDecoder {
         };
         match name {
             b"data" => {
-                self.data.push_str(&String::from_utf8_lossy(value));
+                // One allocation for the usual one-line event (the line
+                // and its '\n'); the plain check is the fast one for
+                // valid UTF-8.
+                self.data.reserve(value.len() + 1);
+                match std::str::from_utf8(value) {
+                    Ok(text) => self.data.push_str(text),
+                    Err(_) => self.data.push_str(&String::from_utf8_lossy(value)),
+                }
                 self.data.push('\n');
                 self.has_data = true;
             }
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => {
+                let name = std::str::from_utf8(value).map_or_else(
+                    |_| String::from_utf8_lossy(value).into_owned(),
+                    str::to_string,
+                );
+                self.event = Some(name);
+            }
             b"id" if !value.contains(&0) => {
                 self.last_id = Some(String::from_utf8_lossy(value).into_owned());
             }

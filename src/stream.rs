@@ -6,6 +6,24 @@ use crate::providers::{FrameDecoder, Provider};
 use crate::sse::{SseDecoder, SseEvent, DEFAULT_MAX_EVENT_BYTES};
 use crate::types::{Raw, Response, StreamEvent};
 
+/// A frame kept for later events: shared already, or its text.
+#[derive(Debug)]
+enum LastFrame {
+    Shared(Raw),
+    Text(String),
+}
+
+impl LastFrame {
+    fn shared(&mut self) -> Raw {
+        let raw = match self {
+            LastFrame::Shared(raw) => return raw.clone(),
+            LastFrame::Text(text) => Raw::from(std::mem::take(text)),
+        };
+        *self = LastFrame::Shared(raw.clone());
+        raw
+    }
+}
+
 /// Decodes one streamed response: feed it the body's bytes as they arrive,
 /// then call [`finish`](Self::finish) at the end of the body.
 ///
@@ -34,7 +52,10 @@ pub struct StreamDecoder {
     acc: Accumulator,
     events: Vec<SseEvent>,
     deltas: Vec<Delta>,
-    last_raw: Raw,
+    /// The last frame that had deltas (the frame of the final events).
+    last_frame: LastFrame,
+    /// Passed with deltas that never keep their frame.
+    no_frame: Raw,
     outcome: Option<Result<Response, Error>>,
 }
 
@@ -52,7 +73,8 @@ impl StreamDecoder {
             acc: Accumulator::new(),
             events: Vec::new(),
             deltas: Vec::new(),
-            last_raw: Raw::from(""),
+            last_frame: LastFrame::Text(String::new()),
+            no_frame: Raw::from(""),
             outcome: None,
         }
     }
@@ -118,7 +140,7 @@ impl StreamDecoder {
             .finish(&mut events)
             .and_then(|_| self.process(&mut events, out))
             .and_then(|()| {
-                let raw = self.last_raw.clone();
+                let raw = self.last_frame.shared();
                 self.acc.finish(&raw, out)
             });
         self.outcome = Some(result.clone());
@@ -132,17 +154,25 @@ impl StreamDecoder {
     ) -> Result<(), Error> {
         for ev in events.drain(..) {
             let mut deltas = std::mem::take(&mut self.deltas);
-            let result = self.frames.frame(&ev, &mut deltas);
+            let result = self.frames.frame(&ev, &self.acc, &mut deltas);
             if deltas.is_empty() && result.is_ok() {
                 self.deltas = deltas;
                 continue;
             }
-            let raw = Raw::from(ev.data);
+            // Most frames (argument fragments) never reach an event: their
+            // text is not copied into a shared frame unless it will be.
+            let raw = if deltas.iter().any(Delta::keeps_frame) {
+                let raw = Raw::from(ev.data);
+                self.last_frame = LastFrame::Shared(raw.clone());
+                raw
+            } else {
+                self.last_frame = LastFrame::Text(ev.data);
+                self.no_frame.clone()
+            };
             for d in deltas.drain(..) {
                 self.acc.apply(d, &raw, out);
             }
             self.deltas = deltas;
-            self.last_raw = raw;
             if let Err(failure) = result {
                 let partial = self
                     .acc
@@ -151,5 +181,52 @@ impl StreamDecoder {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ToolCall;
+
+    /// Each event's `raw` is its own frame, whether or not the frames in
+    /// between were copied (argument fragments are not).
+    #[test]
+    fn events_carry_their_own_frames() {
+        let frames = [
+            r#"{"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":1,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"1}"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        let body: String = frames.iter().map(|f| format!("data: {f}\n\n")).collect();
+        let (events, result) = StreamDecoder::decode_all(Provider::Anthropic, body.as_bytes());
+        assert!(result.is_ok());
+        let raws: Vec<(&str, &str)> = events
+            .iter()
+            .map(|e| match e {
+                StreamEvent::ToolCall {
+                    call: ToolCall { arguments, .. },
+                    raw,
+                } => {
+                    assert_eq!(arguments, r#"{"a":1}"#);
+                    ("tool_call", &**raw)
+                }
+                StreamEvent::Usage { raw, .. } => ("usage", &**raw),
+                StreamEvent::Finish { raw, .. } => ("finish", &**raw),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            raws,
+            [
+                ("tool_call", frames[4]),
+                ("usage", frames[5]),
+                ("finish", frames[6])
+            ]
+        );
     }
 }

@@ -533,14 +533,16 @@ impl FrameDecoder {
         }
     }
 
-    /// Decodes one SSE event into deltas.
+    /// Decodes one SSE event into deltas; `acc` is what has been assembled
+    /// from the earlier ones.
     pub(crate) fn frame(
         &mut self,
         ev: &SseEvent,
+        acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
         match self {
-            FrameDecoder::OpenAi(d) => d.frame(ev, out),
+            FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
             FrameDecoder::Anthropic(d) => d.frame(ev, out),
             FrameDecoder::Gemini(d) => d.frame(ev, out),
         }

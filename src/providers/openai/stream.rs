@@ -18,7 +18,7 @@ use super::{
     completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
-use crate::accumulate::{is_json_object, provider_data, Delta};
+use crate::accumulate::{is_json_object, provider_data, Accumulator, Delta};
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
@@ -28,9 +28,6 @@ struct Tracked {
     id: Option<String>,
     index: Option<u64>,
     named: bool,
-    /// The arguments so far form a complete JSON object (kept only to split
-    /// glued calls, never to decide that a call is whole).
-    arguments: String,
 }
 
 /// The most common chunk, read in place (borrowing from the frame): one
@@ -105,9 +102,12 @@ impl Decoder {
         }
     }
 
+    /// Decodes one frame. `acc` holds the calls' arguments so far (for the
+    /// glued-call rule; the frame's own fragments are still in `out`).
     pub(crate) fn frame(
         &mut self,
         ev: &SseEvent,
+        acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
         let data = ev.data.trim();
@@ -138,11 +138,11 @@ impl Decoder {
                 return Err(FrameFailure::Api(Box::new(e)));
             }
         }
-        self.chunk(chunk, out);
+        self.chunk(chunk, acc, out);
         Ok(())
     }
 
-    fn chunk(&mut self, mut chunk: Map<String, Value>, out: &mut Vec<Delta>) {
+    fn chunk(&mut self, mut chunk: Map<String, Value>, acc: &Accumulator, out: &mut Vec<Delta>) {
         if !self.meta_seen {
             let id = take_str(&mut chunk, "id");
             let model = take_str(&mut chunk, "model");
@@ -162,7 +162,7 @@ impl Decoder {
                 if let Some(Value::Array(calls)) = delta.remove("tool_calls") {
                     for call in calls {
                         if let Value::Object(call) = call {
-                            self.call_delta(call, out);
+                            self.call_delta(call, acc, out);
                         }
                     }
                 }
@@ -215,9 +215,6 @@ impl Decoder {
             if c.function.arguments.is_empty() {
                 continue;
             }
-            if let Some(t) = self.calls.iter_mut().find(|t| t.slot == slot) {
-                t.arguments.push_str(&c.function.arguments);
-            }
             out.push(Delta::ToolArgs {
                 slot,
                 fragment: c.function.arguments.to_string(),
@@ -226,13 +223,18 @@ impl Decoder {
         true
     }
 
-    fn call_delta(&mut self, mut call: Map<String, Value>, out: &mut Vec<Delta>) {
+    fn call_delta(
+        &mut self,
+        mut call: Map<String, Value>,
+        acc: &Accumulator,
+        out: &mut Vec<Delta>,
+    ) {
         let index = call.get("index").and_then(Value::as_u64);
         let fields = CallFields::take(&mut call);
         let id = fields.id.filter(|s| !s.is_empty());
         let name = fields.name.filter(|s| !s.is_empty());
         let args = fields.arguments;
-        let pos = self.find(id.as_deref(), index, name.is_some());
+        let pos = self.find(id.as_deref(), index, name.is_some(), acc, out);
         let pos = match pos {
             Some(p) => p,
             None => {
@@ -241,7 +243,6 @@ impl Decoder {
                     id: None,
                     index,
                     named: false,
-                    arguments: String::new(),
                 });
                 self.next_slot += 1;
                 self.calls.len() - 1
@@ -267,7 +268,6 @@ impl Decoder {
             data,
         });
         if let Some(fragment) = args.filter(|a| !a.is_empty()) {
-            tracked.arguments.push_str(&fragment);
             out.push(Delta::ToolArgs {
                 slot: tracked.slot,
                 fragment,
@@ -276,7 +276,14 @@ impl Decoder {
     }
 
     /// The tracked call a delta continues, if any.
-    fn find(&mut self, id: Option<&str>, index: Option<u64>, has_name: bool) -> Option<usize> {
+    fn find(
+        &mut self,
+        id: Option<&str>,
+        index: Option<u64>,
+        has_name: bool,
+        acc: &Accumulator,
+        out: &[Delta],
+    ) -> Option<usize> {
         if let Some(id) = id {
             if let Some(p) = self.calls.iter().rposition(|c| c.id.as_deref() == Some(id)) {
                 return Some(p);
@@ -303,12 +310,27 @@ impl Decoder {
                 }),
             None => self.calls.len().checked_sub(1),
         }?;
-        let glued = self
-            .calls
-            .get(pos)
-            .is_some_and(|c| has_name && c.named && is_json_object(&c.arguments));
+        let glued = self.calls.get(pos).is_some_and(|c| {
+            has_name && c.named && is_json_object(&arguments_so_far(c.slot, acc, out))
+        });
         (!glued).then_some(pos)
     }
+}
+
+/// A call's argument text so far: what the accumulator holds, then the
+/// fragments of the frame being decoded. Built only for the glued-call rule
+/// (a second name on a call that has arguments), so the hot path keeps one
+/// copy of the arguments, the accumulator's.
+fn arguments_so_far(slot: usize, acc: &Accumulator, out: &[Delta]) -> String {
+    let mut text = acc.open_arguments(slot).unwrap_or_default().to_string();
+    for d in out {
+        if let Delta::ToolArgs { slot: s, fragment } = d {
+            if *s == slot {
+                text.push_str(fragment);
+            }
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -332,6 +354,28 @@ mod tests {
             .into_iter()
             .map(|c| (c.id, c.name, c.arguments))
             .collect()
+    }
+
+    #[test]
+    fn a_named_call_after_complete_arguments_is_new_even_within_one_frame() {
+        // The arguments are completed by this frame's own first entry (not
+        // yet in the accumulator), then a second name arrives on index 0.
+        let got = calls(
+            Provider::OpenAiCompat,
+            &[
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}},{"index":0,"function":{"name":"f","arguments":"{\"x\":2}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+            ],
+        );
+        let args: Vec<_> = got
+            .iter()
+            .map(|(_, n, a)| (n.as_str(), a.as_str()))
+            .collect();
+        assert_eq!(
+            args,
+            [("f", r#"{"x":1}"#), ("f", r#"{"x":2}"#), ("g", "{}")]
+        );
     }
 
     #[test]
