@@ -8,6 +8,8 @@
 //! canonical texts (deep nesting, long integers, objects with many keys,
 //! `\u` escapes) are answered `false`; a non-canonical one never `true`.
 
+use super::scan::number;
+
 /// Deeper nesting is left to the general path (serde_json stops at 128).
 const MAX_DEPTH: usize = 64;
 /// Objects with more keys are left to the general path (the duplicate-key
@@ -154,38 +156,17 @@ impl<'a> Scan<'a> {
     /// An integer serde_json keeps as one (at most 18 digits, no `-0`), or
     /// a float whose text is the one serde_json writes for its value.
     fn number(&mut self) -> bool {
-        let start = self.at;
-        self.eat(b'-');
-        let int_start = self.at;
-        if !self.eat(b'0') {
-            if !matches!(self.peek(), Some(b'1'..=b'9')) {
-                return false;
-            }
-            self.digits();
-        }
-        let int_digits = self.at - int_start;
-        let mut float = false;
-        if self.eat(b'.') {
-            float = true;
-            if self.digits() == 0 {
-                return false;
-            }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.at += 1;
-            float = true;
-            if !self.eat(b'+') {
-                self.eat(b'-');
-            }
-            if self.digits() == 0 {
-                return false;
-            }
-        }
-        let Some(text) = self.b.get(start..self.at) else {
+        let rest = self.b.get(self.at..).unwrap_or_default();
+        let Some((len, float)) = number(rest) else {
             return false;
         };
+        let Some(text) = rest.get(..len) else {
+            return false;
+        };
+        self.at += len;
         if !float {
-            return int_digits <= 18 && text != b"-0";
+            let digits = len - usize::from(text.first() == Some(&b'-'));
+            return digits <= 18 && text != b"-0";
         }
         // Parsed and written by serde_json itself, so both agree with the
         // general path (its float parsing is not always Rust's `parse`).
@@ -195,15 +176,6 @@ impl<'a> Scan<'a> {
         parsed
             .and_then(|x| serde_json::to_vec(&x).ok())
             .is_some_and(|written| written == text)
-    }
-
-    #[inline(always)]
-    fn digits(&mut self) -> usize {
-        let start = self.at;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-        self.at - start
     }
 }
 

@@ -26,6 +26,7 @@ mod canonical;
 pub mod gemini;
 pub mod openai;
 pub mod openaicompat;
+mod scan;
 
 /// Which wire format to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -463,6 +464,21 @@ pub(crate) fn string_or_number(v: Option<&Value>) -> Option<String> {
 thread_local! {
     /// Tests turn the fast paths off to compare them with the general path.
     pub(crate) static GENERAL_PATH_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Decodes `body` with and without the fast paths: `Err` shows both
+/// outcomes if they differ.
+#[cfg(test)]
+pub(crate) fn fast_equals_general(provider: Provider, body: &[u8]) -> Result<(), String> {
+    let fast = crate::StreamDecoder::decode_all(provider, body);
+    GENERAL_PATH_ONLY.with(|g| g.set(true));
+    let general = crate::StreamDecoder::decode_all(provider, body);
+    GENERAL_PATH_ONLY.with(|g| g.set(false));
+    if fast == general {
+        Ok(())
+    } else {
+        Err(format!("fast {fast:?}\ngeneral {general:?}"))
+    }
 }
 
 /// Whether frame decoders may take their fast paths (always, outside tests).

@@ -10,11 +10,11 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation, NAME};
 use crate::accumulate::Delta;
+use crate::providers::scan::Reader;
 use crate::providers::{take_str, FrameFailure};
 use crate::sse::SseEvent;
 
@@ -37,27 +37,63 @@ enum Block {
 }
 
 /// The most common frame, `content_block_delta` with text, thinking or
-/// argument JSON, read in place (borrowing from the frame) instead of
-/// through a JSON tree. Anything else takes the general path.
-#[derive(Deserialize)]
-struct QuickDelta<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    index: u64,
-    #[serde(borrow)]
-    delta: QuickInner<'a>,
-}
-
-#[derive(Deserialize)]
-struct QuickInner<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    thinking: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    partial_json: Option<Cow<'a, str>>,
+/// argument JSON, read in place instead of through a JSON tree: the block
+/// index, the delta type and its value. `None` (the general path) for
+/// anything else, or a field given twice.
+fn quick_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
+    let mut r = Reader::new(data);
+    let (mut kind, mut index, mut delta) = (None, None, None);
+    r.object(|r, key| match key {
+        "type" if kind.is_none() => {
+            kind = Some(r.string()?);
+            Some(())
+        }
+        "index" if index.is_none() => {
+            index = Some(r.u64()?);
+            Some(())
+        }
+        "delta" if delta.is_none() => {
+            let (mut dkind, mut text, mut thinking, mut json) = (None, None, None, None);
+            r.object(|r, key| {
+                let slot = match key {
+                    "type" => &mut dkind,
+                    "text" => &mut text,
+                    "thinking" => &mut thinking,
+                    "partial_json" => &mut json,
+                    _ => return r.skip(),
+                };
+                if slot.is_some() {
+                    return None;
+                }
+                // serde reads `null` as absent for these optional fields.
+                if !r.null() {
+                    *slot = Some(r.string()?);
+                }
+                Some(())
+            })?;
+            let dkind = dkind?;
+            let value = match &*dkind {
+                "text_delta" => text,
+                "thinking_delta" => thinking,
+                "input_json_delta" => json,
+                _ => None,
+            };
+            delta = Some((dkind, value?));
+            Some(())
+        }
+        "type" | "index" | "delta" => None,
+        _ => r.skip(),
+    })?;
+    if !r.at_end() || kind? != "content_block_delta" {
+        return None;
+    }
+    let (dkind, value) = delta?;
+    let dkind = match &*dkind {
+        "text_delta" => "text_delta",
+        "thinking_delta" => "thinking_delta",
+        _ => "input_json_delta",
+    };
+    Some((index?, dkind, value))
 }
 
 /// The frame decoder for Anthropic streams.
@@ -80,18 +116,10 @@ impl Decoder {
         }
         if crate::providers::fast_paths() && ev.data.starts_with(r#"{"type":"content_block_delta""#)
         {
-            if let Ok(q) = serde_json::from_str::<QuickDelta>(&ev.data) {
-                let value = match q.delta.kind.as_ref() {
-                    "text_delta" => q.delta.text,
-                    "thinking_delta" => q.delta.thinking,
-                    "input_json_delta" => q.delta.partial_json,
-                    _ => None,
-                };
-                if let Some(value) = value {
-                    if q.kind == "content_block_delta" && self.accepts(q.index, &q.delta.kind) {
-                        self.simple_delta(q.index, value.into_owned(), out);
-                        return Ok(());
-                    }
+            if let Some((index, kind, value)) = quick_delta(&ev.data) {
+                if self.accepts(index, kind) {
+                    self.simple_delta(index, value.into_owned(), out);
+                    return Ok(());
                 }
             }
         }

@@ -118,17 +118,8 @@ mod tests {
         assert!(e.retryable());
     }
 
-    /// Both paths on the same body: equal events and outcome.
     fn fast_equals_general(body: &[u8]) -> Result<(), String> {
-        let fast = StreamDecoder::decode_all(Provider::Gemini, body);
-        crate::providers::GENERAL_PATH_ONLY.with(|g| g.set(true));
-        let general = StreamDecoder::decode_all(Provider::Gemini, body);
-        crate::providers::GENERAL_PATH_ONLY.with(|g| g.set(false));
-        if fast == general {
-            Ok(())
-        } else {
-            Err(format!("fast {fast:?}\ngeneral {general:?}"))
-        }
+        crate::providers::fast_equals_general(Provider::Gemini, body)
     }
 
     fn args_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {

@@ -8,10 +8,6 @@
 
 use serde_json::Value;
 
-use std::borrow::Cow;
-
-use serde::de::IgnoredAny;
-use serde::Deserialize;
 use serde_json::Map;
 
 use super::{
@@ -19,6 +15,7 @@ use super::{
     Dialect,
 };
 use crate::accumulate::{is_json_object, provider_data, Accumulator, Delta};
+use crate::providers::scan::Reader;
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
@@ -28,56 +25,6 @@ struct Tracked {
     id: Option<String>,
     index: Option<u64>,
     named: bool,
-}
-
-/// The most common chunk, read in place (borrowing from the frame): one
-/// choice whose delta is text and/or argument fragments of calls already
-/// started. Any other field present sends the chunk down the general path.
-#[derive(Deserialize)]
-struct QuickChunk<'a> {
-    #[serde(borrow)]
-    choices: Vec<QuickChoice<'a>>,
-    #[serde(default)]
-    usage: Option<IgnoredAny>,
-    #[serde(default)]
-    error: Option<IgnoredAny>,
-    #[serde(default)]
-    x_groq: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct QuickChoice<'a> {
-    #[serde(borrow)]
-    delta: QuickDelta<'a>,
-    #[serde(default)]
-    finish_reason: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickDelta<'a> {
-    #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    tool_calls: Option<Vec<QuickCall<'a>>>,
-    /// Allowed (and ignored): `role` repeats on some servers' deltas.
-    #[serde(default, rename = "role")]
-    _role: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickCall<'a> {
-    index: u64,
-    #[serde(borrow)]
-    function: QuickFunction<'a>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickFunction<'a> {
-    #[serde(borrow)]
-    arguments: Cow<'a, str>,
 }
 
 /// The frame decoder for OpenAI and OpenAI-compatible streams.
@@ -182,45 +129,138 @@ impl Decoder {
         }
     }
 
-    /// The fast path for the common chunk; false (nothing done) otherwise.
+    /// The fast path for the most common chunk, read in place: one choice
+    /// whose delta is text and/or argument fragments of calls already
+    /// started (any other field sends the chunk down the general path).
+    /// False, with nothing done, otherwise.
     fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
-        let Ok(chunk) = serde_json::from_str::<QuickChunk>(data) else {
-            return false;
-        };
-        let [choice] = chunk.choices.as_slice() else {
-            return false;
-        };
-        if chunk.usage.is_some()
-            || chunk.error.is_some()
-            || chunk.x_groq.is_some()
-            || choice.finish_reason.is_some()
-        {
-            return false;
+        let mark = out.len();
+        let read = self.quick_chunk(data, out);
+        if read.is_none() {
+            out.truncate(mark);
         }
-        let calls = choice.delta.tool_calls.as_deref().unwrap_or_default();
-        // Fragments of calls that are being tracked, by their index (one
-        // call per index: a reused index needs the general path's rules).
-        let mut slots = Vec::with_capacity(calls.len());
-        for c in calls {
-            let mut tracked = self.calls.iter().filter(|t| t.index == Some(c.index));
-            match (tracked.next(), tracked.next()) {
-                (Some(t), None) => slots.push(t.slot),
-                _ => return false,
+        read.is_some()
+    }
+
+    fn quick_chunk(&self, data: &str, out: &mut Vec<Delta>) -> Option<()> {
+        let mark = out.len();
+        let mut r = Reader::new(data);
+        let mut text = None;
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "choices" => {
+                seen.once(0)?;
+                let mut n = 0;
+                r.array(|r| {
+                    n += 1;
+                    if n > 1 {
+                        return None;
+                    }
+                    self.quick_choice(r, &mut text, out)
+                })?;
+                (n == 1).then_some(())
             }
+            // Present and not null: the general path's business.
+            "usage" => seen.once(1).filter(|()| r.null()),
+            "error" => seen.once(2).filter(|()| r.null()),
+            "x_groq" => seen.once(3).filter(|()| r.null()),
+            _ => r.skip(),
+        })?;
+        if !(seen.has(0) && r.at_end()) {
+            return None;
         }
-        if let Some(text) = &choice.delta.content {
-            out.push(Delta::Text(text.to_string()));
+        if let Some(text) = text {
+            out.insert(mark, Delta::Text(text));
         }
-        for (c, slot) in calls.iter().zip(slots) {
-            if c.function.arguments.is_empty() {
-                continue;
+        Some(())
+    }
+
+    fn quick_choice(
+        &self,
+        r: &mut Reader,
+        text: &mut Option<String>,
+        out: &mut Vec<Delta>,
+    ) -> Option<()> {
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "delta" => {
+                seen.once(0)?;
+                self.quick_delta(r, text, out)
             }
+            "finish_reason" => seen.once(1).filter(|()| r.null()),
+            _ => r.skip(),
+        })?;
+        seen.has(0).then_some(())
+    }
+
+    /// Only `content`, `tool_calls` and `role` (repeated by some servers).
+    fn quick_delta(
+        &self,
+        r: &mut Reader,
+        text: &mut Option<String>,
+        out: &mut Vec<Delta>,
+    ) -> Option<()> {
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "content" => {
+                seen.once(0)?;
+                if !r.null() {
+                    *text = Some(r.string()?.into_owned());
+                }
+                Some(())
+            }
+            "tool_calls" => {
+                seen.once(1)?;
+                if r.null() {
+                    return Some(());
+                }
+                r.array(|r| self.quick_call(r, out))
+            }
+            "role" => seen.once(2).and_then(|()| r.skip()),
+            _ => None,
+        })
+    }
+
+    /// `{"index": n, "function": {"arguments": "..."}}` of a call being
+    /// tracked on that index (one call per index: a reused index needs the
+    /// general path's rules).
+    fn quick_call(&self, r: &mut Reader, out: &mut Vec<Delta>) -> Option<()> {
+        let mut seen = Seen::default();
+        let mut index = None;
+        let mut fragment = None;
+        r.object(|r, key| match key {
+            "index" => {
+                seen.once(0)?;
+                index = Some(r.u64()?);
+                Some(())
+            }
+            "function" => {
+                seen.once(1)?;
+                let mut got = false;
+                r.object(|r, key| match key {
+                    "arguments" if !got => {
+                        got = true;
+                        fragment = Some(r.string()?);
+                        Some(())
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        })?;
+        let (index, fragment) = (index?, fragment?);
+        let mut tracked = self.calls.iter().filter(|t| t.index == Some(index));
+        let slot = match (tracked.next(), tracked.next()) {
+            (Some(t), None) => t.slot,
+            _ => return None,
+        };
+        if !fragment.is_empty() {
             out.push(Delta::ToolArgs {
                 slot,
-                fragment: c.function.arguments.to_string(),
+                fragment: fragment.into_owned(),
             });
         }
-        true
+        Some(())
     }
 
     fn call_delta(
@@ -314,6 +354,26 @@ impl Decoder {
             has_name && c.named && is_json_object(&arguments_so_far(c.slot, acc, out))
         });
         (!glued).then_some(pos)
+    }
+}
+
+/// Which of a fast-path object's fields have been read (a repeated one
+/// gives up: serde_json reports it, so the general path decides).
+#[derive(Default)]
+struct Seen(u8);
+
+impl Seen {
+    fn once(&mut self, field: u8) -> Option<()> {
+        let bit = 1 << field;
+        if self.0 & bit != 0 {
+            return None;
+        }
+        self.0 |= bit;
+        Some(())
+    }
+
+    fn has(&self, field: u8) -> bool {
+        self.0 & (1 << field) != 0
     }
 }
 

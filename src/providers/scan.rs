@@ -1,0 +1,637 @@
+//! A JSON reader that walks a frame's text in place, for the fast paths.
+//!
+//! It reads what a fast path needs (keys, strings, small integers) and
+//! skips the rest, checking it as strictly as serde_json does: text it
+//! accepts is text serde_json accepts. Where it is unsure (`\u` escapes in
+//! keys, nesting deeper than [`MAX_DEPTH`]) it gives up with `None`, and
+//! the frame takes the general path, so giving up is always safe.
+
+use std::borrow::Cow;
+
+/// Deeper values are left to the general path (serde_json stops at 128).
+const MAX_DEPTH: usize = 64;
+
+/// A position in one JSON text.
+pub(crate) struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+    depth: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Reader {
+            text,
+            at: 0,
+            depth: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    #[inline(always)]
+    fn eat(&mut self, byte: u8) -> bool {
+        let hit = self.peek() == Some(byte);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    #[inline(always)]
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// Whether only whitespace is left.
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.ws();
+        self.at == self.text.len()
+    }
+
+    /// An object: `field` is called with each key, positioned at its value,
+    /// and must read or skip that value. A key with escapes gives up (the
+    /// general path compares keys unescaped).
+    pub(crate) fn object(
+        &mut self,
+        mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        self.members(|r, key| field(r, key?))
+    }
+
+    /// As [`Self::object`], the key `None` when it has escapes.
+    fn members(
+        &mut self,
+        mut field: impl FnMut(&mut Self, Option<&'a str>) -> Option<()>,
+    ) -> Option<()> {
+        self.ws();
+        if !self.eat(b'{') {
+            return None;
+        }
+        self.enter()?;
+        self.ws();
+        if !self.eat(b'}') {
+            loop {
+                self.ws();
+                let key = self.key()?;
+                self.ws();
+                if !self.eat(b':') {
+                    return None;
+                }
+                self.ws();
+                field(self, key)?;
+                self.ws();
+                if self.eat(b'}') {
+                    break;
+                }
+                if !self.eat(b',') {
+                    return None;
+                }
+            }
+        }
+        self.depth -= 1;
+        Some(())
+    }
+
+    /// An array: `item` is called at each element and must read or skip it.
+    pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.ws();
+        if !self.eat(b'[') {
+            return None;
+        }
+        self.enter()?;
+        self.ws();
+        if !self.eat(b']') {
+            loop {
+                self.ws();
+                item(self)?;
+                self.ws();
+                if self.eat(b']') {
+                    break;
+                }
+                if !self.eat(b',') {
+                    return None;
+                }
+            }
+        }
+        self.depth -= 1;
+        Some(())
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    /// Consumes `null` if it is next.
+    pub(crate) fn null(&mut self) -> bool {
+        self.ws();
+        self.word("null")
+    }
+
+    fn word(&mut self, w: &str) -> bool {
+        let hit = self.text.as_bytes().get(self.at..self.at + w.len()) == Some(w.as_bytes());
+        if hit {
+            self.at += w.len();
+        }
+        hit
+    }
+
+    /// A non-negative integer that fits in `u64`, written without fraction
+    /// or exponent (what serde_json reads as a `u64`).
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        self.ws();
+        let start = self.at;
+        let mut n: u64 = 0;
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            self.at += 1;
+        }
+        let digits = self.at - start;
+        let leading_zero = digits > 1 && self.text.as_bytes().get(start) == Some(&b'0');
+        if digits == 0 || leading_zero || matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        Some(n)
+    }
+
+    /// Where the run of plain string bytes from `from` ends: at a quote, a
+    /// backslash or a control character (not allowed in JSON strings).
+    #[inline(always)]
+    fn run_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while let Some(&b) = self.text.as_bytes().get(i) {
+            if matches!(b, b'"' | b'\\' | 0x00..=0x1f) {
+                break;
+            }
+            i += 1;
+        }
+        i
+    }
+
+    /// A key, `Some(None)` if it has escapes.
+    fn key(&mut self) -> Option<Option<&'a str>> {
+        match self.string()? {
+            Cow::Borrowed(key) => Some(Some(key)),
+            Cow::Owned(_) => Some(None),
+        }
+    }
+
+    /// A string, borrowed unless it has escapes.
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.ws();
+        if !self.eat(b'"') {
+            return None;
+        }
+        let mut owned: Option<String> = None;
+        loop {
+            let run = self.at;
+            self.at = self.run_end(run);
+            let chunk = self.text.get(run..self.at)?;
+            if self.eat(b'"') {
+                return Some(match owned {
+                    None => Cow::Borrowed(chunk),
+                    Some(mut s) => {
+                        s.push_str(chunk);
+                        Cow::Owned(s)
+                    }
+                });
+            }
+            if !self.eat(b'\\') {
+                return None; // a control character, or the end
+            }
+            let s = owned.get_or_insert_with(String::new);
+            s.push_str(chunk);
+            s.push(self.escape()?);
+        }
+    }
+
+    /// After a backslash: the character it stands for.
+    fn escape(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.at += 1;
+        Some(match c {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = self.hex4()?;
+                if (0xDC00..0xE000).contains(&hi) {
+                    return None;
+                }
+                if (0xD800..0xDC00).contains(&hi) {
+                    // A surrogate pair, or the general path decides.
+                    if !(self.eat(b'\\') && self.eat(b'u')) {
+                        return None;
+                    }
+                    let lo = self.hex4()?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                } else {
+                    char::from_u32(hi)?
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.text.get(self.at..self.at + 4)?;
+        let n = u32::from_str_radix(digits, 16).ok()?;
+        // from_str_radix takes a leading '+'; JSON does not.
+        if digits.starts_with('+') {
+            return None;
+        }
+        self.at += 4;
+        Some(n)
+    }
+
+    /// Skips any value, checking it.
+    pub(crate) fn skip(&mut self) -> Option<()> {
+        self.ws();
+        match self.peek()? {
+            b'{' => self.members(|r, _| r.skip()),
+            b'[' => self.array(Self::skip),
+            b'"' => self.string().map(drop),
+            b't' => self.word("true").then_some(()),
+            b'f' => self.word("false").then_some(()),
+            b'n' => self.word("null").then_some(()),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn number(&mut self) -> Option<()> {
+        let (len, _) = number(self.text.as_bytes().get(self.at..)?)?;
+        self.at += len;
+        Some(())
+    }
+}
+
+/// The length of the JSON number at the start of `b` (`None` if there is
+/// none: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) and whether it
+/// has a fraction or exponent.
+pub(crate) fn number(b: &[u8]) -> Option<(usize, bool)> {
+    let digits = |from: usize| {
+        from + b
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let mut at = usize::from(b.first() == Some(&b'-'));
+    match b.get(at) {
+        Some(b'0') => at += 1,
+        Some(b'1'..=b'9') => at = digits(at),
+        _ => return None,
+    }
+    let mut float = false;
+    if b.get(at) == Some(&b'.') {
+        float = true;
+        let end = digits(at + 1);
+        if end == at + 1 {
+            return None;
+        }
+        at = end;
+    }
+    if matches!(b.get(at), Some(b'e' | b'E')) {
+        float = true;
+        at += 1;
+        if matches!(b.get(at), Some(b'+' | b'-')) {
+            at += 1;
+        }
+        let end = digits(at);
+        if end == at {
+            return None;
+        }
+        at = end;
+    }
+    Some((at, float))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn skip_all(text: &str) -> Option<()> {
+        let mut r = Reader::new(text);
+        r.skip()?;
+        r.at_end().then_some(())
+    }
+
+    #[test]
+    fn strings_are_unescaped_and_borrowed_when_plain() {
+        let mut r = Reader::new(r#"  "plain" "a\"b\\c\/d\n\u00e9\ud83c\udf0d""#);
+        assert!(matches!(r.string(), Some(Cow::Borrowed("plain"))));
+        assert_eq!(r.string().as_deref(), Some("a\"b\\c/d\né🌍"));
+        for bad in [
+            r#""\ud83c""#,
+            r#""\udf0d""#,
+            r#""\x""#,
+            "\"a\u{1}\"",
+            r#""\u+041""#,
+            "\"open",
+        ] {
+            assert_eq!(Reader::new(bad).string(), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn objects_arrays_and_integers() {
+        let mut seen = Vec::new();
+        let ok = Reader::new(r#"{ "a" : 12 , "b":[1,{"c":null}], "d":"x" }"#).object(|r, k| {
+            seen.push(k);
+            match k {
+                "a" => r.u64().map(drop),
+                _ => r.skip(),
+            }
+        });
+        assert_eq!(ok, Some(()));
+        assert_eq!(seen, ["a", "b", "d"]);
+        for bad in ["01", "-1", "1.0", "1e3", "18446744073709551616"] {
+            assert_eq!(Reader::new(bad).u64(), None, "{bad}");
+        }
+        assert_eq!(Reader::new("18446744073709551615").u64(), Some(u64::MAX));
+    }
+
+    #[test]
+    fn deep_values_are_left_to_the_general_path() {
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        assert_eq!(skip_all(&deep), None);
+        assert!(serde_json::from_str::<Value>(&deep).is_ok());
+    }
+
+    proptest! {
+        /// Whatever the reader accepts, serde_json accepts.
+        #[test]
+        fn accepted_text_is_json(text in r#"[\[\]{}",:0-9a-z\\ .eE+\-]{0,24}"#) {
+            if skip_all(&text).is_some() {
+                prop_assert!(serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(), "{}", text);
+            }
+        }
+
+        /// And JSON serde_json writes (compact or pretty), it reads, with
+        /// the same strings.
+        #[test]
+        fn written_json_is_read(v in any::<Vec<(String, Option<i64>)>>(), pretty in any::<bool>()) {
+            let value: Value = v.iter().map(|(k, n)| (k.clone(), n.map_or(Value::Null, Value::from))).collect::<serde_json::Map<_, _>>().into();
+            let text = if pretty { serde_json::to_string_pretty(&value).unwrap() } else { value.to_string() };
+            prop_assert_eq!(skip_all(&text), Some(()));
+            let mut r = Reader::new(&text);
+            let mut back = serde_json::Map::new();
+            let read = r.object(|r, k| {
+                let v = if r.null() { Value::Null } else { r.skip()?; value[k].clone() };
+                back.insert(k.to_string(), v);
+                Some(())
+            });
+            // Keys with escapes are left to the general path.
+            if read.is_some() {
+                prop_assert_eq!(Value::Object(back), value);
+            }
+        }
+    }
+}
+
+/// The hand-read fast paths against the general path, on frames written
+/// every way a server (or a hostile proxy) might: any key order, spacing,
+/// `null`s, escapes, repeated or unknown keys, odd value types.
+#[cfg(test)]
+mod fast_path_differential {
+    use crate::providers::{fast_equals_general, Provider};
+    use proptest::prelude::*;
+
+    /// An object written from members, in the given order and spacing.
+    fn object(members: Vec<(String, String)>, space: &str) -> String {
+        let inner: Vec<String> = members
+            .into_iter()
+            .map(|(k, v)| format!("{space}\"{k}\"{space}:{space}{v}"))
+            .collect();
+        format!("{{{}{space}}}", inner.join(","))
+    }
+
+    fn space() -> impl Strategy<Value = &'static str> {
+        prop_oneof![Just(""), Just(""), Just(" "), Just("\n\t ")]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            12 => Just(r#""plain""#.to_string()),
+            2 => Just(r#""""#.to_string()),
+            4 => Just(r#""\"q\" \\ \/ \n \u00e9 \ud83c\udf0d""#.to_string()),
+            1 => Just(r#""\ud83c""#.to_string()),
+            1 => Just("null".to_string()),
+            1 => Just("7".to_string()),
+            1 => Just(r#"{"a":1}"#.to_string()),
+        ]
+    }
+
+    /// The `usual` members (each 90% of the time) and the `rare` ones
+    /// (10%), plus one drawn again (a repeated key, perhaps with another
+    /// value, 10%), shuffled.
+    fn members(
+        usual: Vec<BoxedStrategy<(String, String)>>,
+        rare: Vec<BoxedStrategy<(String, String)>>,
+    ) -> impl Strategy<Value = Vec<(String, String)>> {
+        let all: Vec<_> = usual.iter().chain(&rare).cloned().collect();
+        let again = prop::sample::select(all).prop_flat_map(|m| m);
+        let pick = |p: f64, pool: Vec<BoxedStrategy<(String, String)>>| {
+            pool.into_iter()
+                .map(move |m| prop::option::weighted(p, m))
+                .collect::<Vec<_>>()
+        };
+        (
+            pick(0.9, usual),
+            pick(0.1, rare),
+            prop::option::weighted(0.1, again),
+        )
+            .prop_map(|(usual, rare, again)| {
+                usual
+                    .into_iter()
+                    .chain(rare)
+                    .chain([again])
+                    .flatten()
+                    .collect::<Vec<_>>()
+            })
+            .prop_shuffle()
+    }
+
+    fn member(key: &'static str, value: BoxedStrategy<String>) -> BoxedStrategy<(String, String)> {
+        value.prop_map(move |v| (key.to_string(), v)).boxed()
+    }
+
+    fn openai_chunk() -> impl Strategy<Value = String> {
+        let call = (0u64..3, text(), space()).prop_map(|(i, args, sp)| {
+            object(
+                vec![
+                    ("index".into(), i.to_string()),
+                    (
+                        "function".into(),
+                        object(vec![("arguments".into(), args)], sp),
+                    ),
+                ],
+                sp,
+            )
+        });
+        let delta = (
+            members(
+                vec![
+                    member("content", text().boxed()),
+                    member(
+                        "tool_calls",
+                        prop_oneof![
+                            prop::collection::vec(call, 0..3)
+                                .prop_map(|c| format!("[{}]", c.join(","))),
+                            Just("null".to_string()),
+                        ]
+                        .boxed(),
+                    ),
+                ],
+                vec![
+                    member("role", Just(r#""assistant""#.to_string()).boxed()),
+                    member(
+                        "refusal",
+                        prop_oneof![Just("null".to_string()), Just(r#""no""#.to_string())].boxed(),
+                    ),
+                    member("con\\u0074ent", Just(r#""x""#.to_string()).boxed()),
+                ],
+            ),
+            space(),
+        )
+            .prop_map(|(m, sp)| object(m, sp));
+        let choice = (
+            members(
+                vec![
+                    member("index", Just("0".to_string()).boxed()),
+                    member("delta", delta.boxed()),
+                    member("logprobs", Just("null".to_string()).boxed()),
+                ],
+                vec![member(
+                    "finish_reason",
+                    prop_oneof![Just("null".to_string()), Just(r#""stop""#.to_string())].boxed(),
+                )],
+            ),
+            space(),
+        )
+            .prop_map(|(m, sp)| object(m, sp));
+        (
+            members(
+                vec![
+                    member("id", Just(r#""c1""#.to_string()).boxed()),
+                    member(
+                        "choices",
+                        prop::collection::vec(choice, 0..3)
+                            .prop_map(|c| format!("[{}]", c.join(",")))
+                            .boxed(),
+                    ),
+                ],
+                vec![
+                    member(
+                        "usage",
+                        prop_oneof![
+                            Just("null".to_string()),
+                            Just(r#"{"total_tokens":3}"#.to_string())
+                        ]
+                        .boxed(),
+                    ),
+                    member("x_groq", Just(r#"{"id":"g"}"#.to_string()).boxed()),
+                    member(
+                        "system_fingerprint",
+                        Just(r#""fp\u0031""#.to_string()).boxed(),
+                    ),
+                ],
+            ),
+            space(),
+        )
+            .prop_map(|(m, sp)| object(m, sp))
+    }
+
+    fn anthropic_frame() -> impl Strategy<Value = String> {
+        let delta = (
+            members(
+                vec![
+                    member(
+                        "type",
+                        prop_oneof![
+                            Just(r#""text_delta""#.to_string()),
+                            Just(r#""thinking_delta""#.to_string()),
+                            Just(r#""input_json_delta""#.to_string()),
+                            Just(r#""signature_delta""#.to_string()),
+                        ]
+                        .boxed(),
+                    ),
+                    member("text", text().boxed()),
+                    member("partial_json", text().boxed()),
+                ],
+                vec![member("thinking", text().boxed())],
+            ),
+            space(),
+        )
+            .prop_map(|(m, sp)| object(m, sp));
+        (
+            members(vec![
+                member(
+                    "index",
+                    prop_oneof![3 => Just("0".to_string()), 3 => Just("1".to_string()), 1 => Just("1.0".to_string())]
+                        .boxed(),
+                ),
+                member("delta", delta.boxed()),
+            ], vec![
+                member("extra", Just(r#"[1,{"b":null}]"#.to_string()).boxed()),
+            ]),
+            space(),
+        )
+            .prop_map(|(m, sp)| {
+                // The fast path is only tried on frames that start this way.
+                let mut m = m;
+                m.insert(0, ("type".into(), r#""content_block_delta""#.into()));
+                object(m, sp).replacen(&format!("{{{sp}\"type\"{sp}:{sp}"), "{\"type\":", 1)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn openai_chunks_decode_alike(frames in prop::collection::vec(openai_chunk(), 1..6)) {
+            // Start two calls (index 0 twice: a reused index) so argument
+            // fragments have calls to continue.
+            let mut body = String::from(
+                "data: {\"id\":\"c1\",\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}},{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"\"}}]}}]}\n\n",
+            );
+            for f in &frames {
+                body.push_str(&format!("data: {f}\n\n"));
+            }
+            body.push_str("data: [DONE]\n\n");
+            prop_assert_eq!(fast_equals_general(Provider::OpenAi, body.as_bytes()), Ok(()));
+            prop_assert_eq!(fast_equals_general(Provider::OpenAiCompat, body.as_bytes()), Ok(()));
+        }
+
+        #[test]
+        fn anthropic_deltas_decode_alike(frames in prop::collection::vec(anthropic_frame(), 1..6)) {
+            let mut body = String::from(concat!(
+                "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"c\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",
+                "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+                "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n",
+            ));
+            for f in &frames {
+                body.push_str(&format!("event: content_block_delta\ndata: {f}\n\n"));
+            }
+            body.push_str("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n");
+            body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+            prop_assert_eq!(fast_equals_general(Provider::Anthropic, body.as_bytes()), Ok(()));
+        }
+    }
+}
