@@ -53,6 +53,10 @@ pub(crate) enum Delta {
     },
     /// Appends to the arguments of tool call `slot`.
     ToolArgs { slot: usize, fragment: String },
+    /// The whole arguments of tool call `slot`, JSON text that is one
+    /// object if it starts with `{` (Gemini gives them whole, parsed or
+    /// checked): not parsed again when the call ends.
+    ToolArgsWhole { slot: usize, arguments: String },
     /// Tool call `slot` is whole (a structural boundary).
     ToolEnd { slot: usize },
     /// Every open tool call is whole (OpenAI `finish_reason`, `[DONE]`).
@@ -82,6 +86,8 @@ struct OpenCall {
     id: Option<String>,
     name: Option<String>,
     arguments: String,
+    /// `arguments` came whole and known to be a JSON object.
+    checked: bool,
     data: Option<ProviderData>,
 }
 
@@ -104,6 +110,7 @@ impl Delta {
             | Delta::Break
             | Delta::ToolStart { .. }
             | Delta::ToolArgs { .. }
+            | Delta::ToolArgsWhole { .. }
             | Delta::Opaque { .. }
             | Delta::Refusal(_)
             | Delta::Finish { .. }
@@ -147,7 +154,6 @@ impl Accumulator {
         out.push(ev);
     }
 
-    /// Applies one delta that came from the frame `raw`.
     /// The argument text so far of the open call in `slot`.
     pub(crate) fn open_arguments(&self, slot: usize) -> Option<&str> {
         self.open
@@ -156,6 +162,7 @@ impl Accumulator {
             .map(|c| c.arguments.as_str())
     }
 
+    /// Applies one delta that came from the frame `raw`.
     pub(crate) fn apply(&mut self, delta: Delta, raw: &Raw, out: &mut Vec<StreamEvent>) {
         match delta {
             Delta::Meta { id, model } => {
@@ -230,6 +237,7 @@ impl Accumulator {
                         id,
                         name,
                         arguments: String::new(),
+                        checked: false,
                         data,
                     });
                 }
@@ -237,6 +245,15 @@ impl Accumulator {
             Delta::ToolArgs { slot, fragment } => {
                 if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
                     call.arguments.push_str(&fragment);
+                    call.checked = false;
+                }
+            }
+            Delta::ToolArgsWhole { slot, arguments } => {
+                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
+                    // Written from an object (or checked canonical): it
+                    // is one exactly when it starts as one.
+                    call.checked = call.arguments.is_empty() && arguments.starts_with('{');
+                    call.arguments.push_str(&arguments);
                 }
             }
             Delta::ToolEnd { slot } => {
@@ -414,7 +431,7 @@ impl Accumulator {
         if call.arguments.trim().is_empty() {
             call.arguments = "{}".into();
         }
-        if !is_json_object(&call.arguments) {
+        if !call.checked && !is_json_object(&call.arguments) {
             return self.reject(
                 call,
                 "the arguments are not a complete JSON object",

@@ -234,7 +234,17 @@ fn push_str(s: String, strs: &mut String, lens: &mut Vec<usize>) {
 
 /// Writes `ev` as JSON with its strings moved out (see [`JsonDecoder::feed`]
 /// for which and in what order); a `finish` event in its compact form.
-fn write_event(mut ev: StreamEvent, out: &mut Vec<u8>, strs: &mut String, lens: &mut Vec<usize>) {
+/// `calls_sent` counts the `tool_call` events written so far; returns true
+/// if this is a `finish` event whose tool-call parts' arguments were left
+/// out because they are those events' (see [`JsonDecoder::feed`]).
+fn write_event(
+    mut ev: StreamEvent,
+    out: &mut Vec<u8>,
+    strs: &mut String,
+    lens: &mut Vec<usize>,
+    calls_sent: &mut usize,
+) -> bool {
+    let mut args_from_events = false;
     let mark = (out.len(), strs.len(), lens.len());
     let raw = ev.take_raw();
     lens.push(utf16_len(&raw));
@@ -252,17 +262,30 @@ fn write_event(mut ev: StreamEvent, out: &mut Vec<u8>, strs: &mut String, lens: 
             Ok(())
         }
         StreamEvent::ToolCall { mut call, raw } => {
+            *calls_sent += 1;
             push_str(std::mem::take(&mut call.arguments), strs, lens);
             serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw })
         }
         StreamEvent::Finish { mut response, .. } => {
-            for part in &mut response.message.parts {
+            // The core emits one `tool_call` event per tool-call part, in
+            // the order of the parts, with the same arguments: if the counts
+            // agree, JS takes the arguments from those events.
+            let parts = &mut response.message.parts;
+            let calls = parts
+                .iter()
+                .filter(|p| matches!(p, Part::ToolCall { .. }))
+                .count();
+            args_from_events = calls == *calls_sent;
+            for part in parts {
                 match part {
                     Part::Text { text, .. } | Part::Reasoning { text, .. } => {
                         push_str(std::mem::take(text), strs, lens);
                     }
                     Part::ToolCall { arguments, .. } => {
-                        push_str(std::mem::take(arguments), strs, lens);
+                        let arguments = std::mem::take(arguments);
+                        if !args_from_events {
+                            push_str(arguments, strs, lens);
+                        }
                     }
                     _ => {}
                 }
@@ -288,7 +311,9 @@ fn write_event(mut ev: StreamEvent, out: &mut Vec<u8>, strs: &mut String, lens: 
         out.extend_from_slice(
             br#"{"type":"warning","code":"unserialisable_event","message":"an event could not be written as JSON","raw":""}"#,
         );
+        return false;
     }
+    args_from_events
 }
 
 /// A stream decoder whose results are JSON.
@@ -297,6 +322,8 @@ pub struct JsonDecoder {
     inner: StreamDecoder,
     provider: &'static str,
     events: Vec<StreamEvent>,
+    /// `tool_call` events written so far.
+    calls_sent: usize,
 }
 
 impl JsonDecoder {
@@ -311,6 +338,7 @@ impl JsonDecoder {
             inner,
             provider: p.name(),
             events: Vec::new(),
+            calls_sent: 0,
         })
     }
 
@@ -320,11 +348,12 @@ impl JsonDecoder {
     fn events_json(&mut self, out: &mut Vec<u8>, strs: &mut String) {
         out.extend_from_slice(b"{\"events\":[");
         let mut lens = Vec::new();
+        let mut args_from_events = false;
         for (i, ev) in self.events.drain(..).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            write_event(ev, out, strs, &mut lens);
+            args_from_events |= write_event(ev, out, strs, &mut lens, &mut self.calls_sent);
         }
         out.extend_from_slice(b"],\"lens\":[");
         for (i, n) in lens.iter().enumerate() {
@@ -334,6 +363,9 @@ impl JsonDecoder {
             push_decimal(out, *n);
         }
         out.push(b']');
+        if args_from_events {
+            out.extend_from_slice(b",\"argsFromEvents\":true");
+        }
     }
 
     /// Closes the JSON object and appends the payload strings after a NUL
@@ -361,12 +393,21 @@ impl JsonDecoder {
     /// The strings are each event's `raw` frame, the `text` of `text` and
     /// `reasoning` events, the `arguments` of a `tool_call` event's call and,
     /// for `finish`, the `text` of every text or reasoning part and the
-    /// `arguments` of every tool-call part of the message, in that order:
-    /// they are empty in the JSON and follow it, concatenated, `lens` giving
+    /// `arguments` of every tool-call part of the message, in that order,
+    /// except with `"argsFromEvents": true`: then the tool-call parts'
+    /// arguments are those of this decoder's `tool_call` events, in order
+    /// (sent once, not twice). The strings are empty in the JSON and
+    /// follow it, concatenated, `lens` giving
     /// each one's length in UTF-16 units. So payloads are neither escaped
     /// here nor unescaped by `JSON.parse`: JS slices them out.
+    ///
+    /// A chunk that completes no event (most of them, when a server sends
+    /// one event per chunk of argument fragments) returns `""`.
     pub fn feed(&mut self, chunk: &[u8]) -> String {
         let result = self.inner.feed(chunk, &mut self.events);
+        if result.is_ok() && self.events.is_empty() {
+            return String::new();
+        }
         let mut out = Vec::new();
         let mut strs = String::new();
         self.events_json(&mut out, &mut strs);
@@ -446,8 +487,12 @@ mod tests {
         assert_eq!(err["error"]["provider"], "openai");
     }
 
-    /// A decoder result with its strings put back, as the JS shell does.
-    fn rebuild(s: &str) -> Value {
+    /// A decoder result with its strings put back, as the JS shell does;
+    /// `calls` holds the arguments of the decoder's `tool_call` events.
+    fn rebuild_with(s: &str, calls: &mut Vec<Value>) -> Value {
+        if s.is_empty() {
+            return serde_json::json!({"events": []});
+        }
         let (json, strs) = s.split_once('\0').unwrap();
         let mut out = v(json);
         let units: Vec<u16> = strs.encode_utf16().collect();
@@ -465,16 +510,25 @@ mod tests {
             at += n;
             Value::from(String::from_utf16(&units[at - n..at]).unwrap())
         };
+        let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
+        let mut sent = 0;
         for ev in out["events"].as_array_mut().unwrap() {
             assert_eq!(ev["raw"], "", "payloads are not inside the JSON");
             ev["raw"] = next();
             match ev["type"].as_str().unwrap() {
                 "text" | "reasoning" => ev["text"] = next(),
-                "tool_call" => ev["call"]["arguments"] = next(),
+                "tool_call" => {
+                    ev["call"]["arguments"] = next();
+                    calls.push(ev["call"]["arguments"].clone());
+                }
                 "finish" => {
                     for p in ev["response"]["message"]["parts"].as_array_mut().unwrap() {
                         match p["type"].as_str().unwrap() {
                             "text" | "reasoning" => p["text"] = next(),
+                            "tool_call" if from_events => {
+                                p["arguments"] = calls[sent].clone();
+                                sent += 1;
+                            }
                             "tool_call" => p["arguments"] = next(),
                             _ => {}
                         }
@@ -488,6 +542,10 @@ mod tests {
         out
     }
 
+    fn rebuild(s: &str) -> Value {
+        rebuild_with(s, &mut Vec::new())
+    }
+
     #[test]
     fn the_decoder_reports_events_with_their_strings_then_the_end() {
         let mut d = JsonDecoder::new("openai", None).unwrap();
@@ -497,10 +555,10 @@ mod tests {
         assert_eq!(out["events"][0]["text"], "Hé 🌍 \"q\"");
         assert_eq!(out["events"][0]["raw"], frame);
         assert!(d.events_emitted());
-        let out = rebuild(&d.feed(
+        let out = d.feed(
             b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
-        ));
-        assert!(out["events"].as_array().unwrap().is_empty());
+        );
+        assert_eq!(out, "", "no event: nothing to say");
         let out = rebuild(&d.finish());
         assert_eq!(out["done"], true);
         assert_eq!(out["events"][0]["type"], "finish");
@@ -523,6 +581,7 @@ mod tests {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance");
         let mut streams = 0;
+        let mut from_events = 0;
         for provider in ["openai", "openaicompat", "anthropic", "gemini"] {
             for entry in std::fs::read_dir(dir.join(provider)).unwrap() {
                 let path = entry.unwrap().path();
@@ -534,15 +593,15 @@ mod tests {
                 let (events, _) = StreamDecoder::decode_all(p, &body);
                 let mut d = JsonDecoder::new(provider, None).unwrap();
                 let mut got = Vec::new();
+                let mut calls = Vec::new();
                 for chunk in body.chunks(997) {
-                    got.extend(
-                        rebuild(&d.feed(chunk))["events"]
-                            .as_array()
-                            .unwrap()
-                            .clone(),
-                    );
+                    let out = rebuild_with(&d.feed(chunk), &mut calls);
+                    got.extend(out["events"].as_array().unwrap().clone());
                 }
-                let end = rebuild(&d.finish());
+                let end = rebuild_with(&d.finish(), &mut calls);
+                if !calls.is_empty() && end.get("error").is_none() {
+                    from_events += usize::from(end["argsFromEvents"] == true);
+                }
                 got.extend(end["events"].as_array().unwrap().clone());
                 assert_eq!(got.len(), events.len(), "{}", path.display());
                 for (g, e) in got.iter().zip(&events) {
@@ -561,12 +620,21 @@ mod tests {
             }
         }
         assert!(streams > 60, "{streams} streams");
+        assert!(
+            from_events > 20,
+            "{from_events} finish events took the arguments from the events"
+        );
     }
 
     #[test]
     fn a_decoder_that_ends_early_reports_the_partial_response() {
         let mut d = JsonDecoder::new("openai", None).unwrap();
-        d.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n");
+        assert_eq!(
+            d.feed(b"data: {\"choices\":[{\"delta\":"),
+            "",
+            "no event yet"
+        );
+        d.feed(b"{\"content\":\"Hi\"}}]}\n\n");
         let out = rebuild(&d.finish());
         assert_eq!(out["error"]["name"], "StreamEndedEarlyError");
         assert_eq!(out["error"]["partial"]["text"], "Hi");

@@ -173,9 +173,16 @@ impl<'a> Scan<'a> {
         let parsed = std::str::from_utf8(text)
             .ok()
             .and_then(|t| serde_json::from_str::<f64>(t).ok());
-        parsed
-            .and_then(|x| serde_json::to_vec(&x).ok())
-            .is_some_and(|written| written == text)
+        let mut buf = [0u8; 40];
+        let mut rest = &mut buf[..];
+        let Some(x) = parsed else {
+            return false;
+        };
+        if serde_json::to_writer(&mut rest, &x).is_err() {
+            return false;
+        }
+        let left = rest.len();
+        buf.get(..buf.len() - left) == Some(text)
     }
 }
 

@@ -88,8 +88,8 @@ pub(crate) fn is_synthetic_id(id: &str, name: &str) -> bool {
 struct QuickFrame<'a> {
     #[serde(borrow)]
     candidates: Vec<QuickCandidate<'a>>,
-    #[serde(default)]
-    usage_metadata: Option<Value>,
+    #[serde(default, borrow)]
+    usage_metadata: Option<&'a RawValue>,
     #[serde(default, borrow)]
     model_version: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -181,6 +181,9 @@ pub(crate) struct Turn {
     /// them in every frame): only changes become deltas.
     meta: (Option<String>, Option<String>),
     usage: Option<Value>,
+    /// The text `usage` was last read from by the fast path (`None` when
+    /// the general path set it).
+    usage_text: Option<String>,
 }
 
 impl Turn {
@@ -262,6 +265,7 @@ impl Turn {
 
     /// Passes on `usageMetadata` when it changes.
     fn usage(&mut self, usage_metadata: Option<&Value>, out: &mut Vec<Delta>) {
+        self.usage_text = None;
         if let Some(u) = usage_metadata.filter(|u| u.is_object()) {
             if self.usage.as_ref() != Some(u) {
                 out.push(Delta::Usage(map_usage(u)));
@@ -332,9 +336,9 @@ impl Turn {
                     name: Some(call.name.to_string()),
                     data,
                 });
-                out.push(Delta::ToolArgs {
+                out.push(Delta::ToolArgsWhole {
                     slot,
-                    fragment: call.args.map_or("{}", RawValue::get).to_string(),
+                    arguments: call.args.map_or("{}", RawValue::get).to_string(),
                 });
                 out.push(Delta::ToolEnd { slot });
             } else if let Some(text) = &part.text {
@@ -345,7 +349,15 @@ impl Turn {
                 }
             }
         }
-        self.usage(frame.usage_metadata.as_ref(), out);
+        // Repeated in every frame: parsed only when its text changes.
+        if let Some(text) = frame.usage_metadata.map(RawValue::get) {
+            if self.usage_text.as_deref() != Some(text) {
+                if let Ok(u) = serde_json::from_str::<Value>(text) {
+                    self.usage(Some(&u), out);
+                }
+                self.usage_text = Some(text.to_string());
+            }
+        }
         true
     }
 
@@ -429,9 +441,9 @@ impl Turn {
             if will_continue {
                 self.streamed = Some(StreamedCall { slot, args });
             } else {
-                out.push(Delta::ToolArgs {
+                out.push(Delta::ToolArgsWhole {
                     slot,
-                    fragment: super::json_text(&args),
+                    arguments: super::json_text(&args),
                 });
                 out.push(Delta::ToolEnd { slot });
             }
@@ -457,9 +469,9 @@ impl Turn {
         if will_continue {
             self.streamed = Some(open);
         } else {
-            out.push(Delta::ToolArgs {
+            out.push(Delta::ToolArgsWhole {
                 slot: open.slot,
-                fragment: super::json_text(&open.args),
+                arguments: super::json_text(&open.args),
             });
             out.push(Delta::ToolEnd { slot: open.slot });
         }

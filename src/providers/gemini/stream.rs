@@ -184,7 +184,7 @@ mod tests {
         let mut out = Vec::new();
         assert!(Turn::default().quick(frame, &mut out));
         assert!(out.iter().any(|d| matches!(d,
-            crate::accumulate::Delta::ToolArgs { fragment, .. } if fragment == r#"{"city":"Paris","days":3}"#)));
+            crate::accumulate::Delta::ToolArgsWhole { arguments, .. } if arguments == r#"{"city":"Paris","days":3}"#)));
         let pretty = frame.replace(r#""days":3"#, r#""days": 3"#);
         assert!(
             !Turn::default().quick(&pretty, &mut Vec::new()),

@@ -174,9 +174,12 @@ function completeResponse(r) {
  * `text` of text and reasoning events, a tool call's `arguments` and, in a
  * finish event, the text and arguments of the message's parts, in that
  * order (see `JsonDecoder::feed` in src/jsapi.rs). They are empty in the
- * JSON and sliced in here: never escaped into JSON or parsed back out.
+ * JSON and sliced in here: never escaped into JSON or parsed back out. With
+ * `argsFromEvents`, the finish message's tool-call arguments are those of
+ * the decoder's tool_call events, in order (`sent`, kept across results).
  */
-function decoded(text) {
+function decoded(text, sent) {
+  if (text === "") return NOTHING;
   const cut = text.indexOf("\0");
   const out = JSON.parse(text.slice(0, cut));
   const lens = out.lens;
@@ -192,18 +195,48 @@ function decoded(text) {
         break;
       case "tool_call":
         ev.call.arguments = next();
+        sent.push(ev.call.arguments);
         break;
-      case "finish":
+      case "finish": {
+        let c = 0;
         for (const p of ev.response.message.parts) {
           if (p.type === "text" || p.type === "reasoning") p.text = next();
-          else if (p.type === "tool_call") p.arguments = next();
+          else if (p.type === "tool_call") p.arguments = out.argsFromEvents ? sent[c++] : next();
         }
         ev.response = completeResponse(ev.response);
+      }
     }
   }
   // (lens stays: `delete` would drop the object into V8's slow mode.)
   if (out.done) out.response = out.events.at(-1)?.response;
   return out;
+}
+
+/** The result of a chunk that completed no event (the decoder says ""). */
+const NOTHING = Object.freeze({ events: Object.freeze([]) });
+
+/** A wasm stream decoder with the state its results refer back to. */
+class Decoding {
+  #d;
+  #sent = [];
+  constructor(provider) {
+    this.#d = call(() => new wasm.Decoder(provider));
+  }
+  feed(chunk) {
+    return decoded(call(() => this.#d.feed(chunk)), this.#sent);
+  }
+  finish() {
+    return decoded(call(() => this.#d.finish()), this.#sent);
+  }
+  isComplete() {
+    return call(() => this.#d.isComplete());
+  }
+  partial() {
+    return parse(call(() => this.#d.partial()));
+  }
+  free() {
+    this.#d.free();
+  }
 }
 
 // ----------------------------------------------------------------- helpers
@@ -512,7 +545,7 @@ class Run {
     try {
       let chunk = await this.withRetries(async () => {
         const res = await this.attempt();
-        const d = call(() => new wasm.Decoder(this.o.provider));
+        const d = new Decoding(this.o.provider);
         try {
           this.reader = res.body ? res.body.getReader() : null;
           const first = await this.pull(d);
@@ -559,15 +592,15 @@ class Run {
         if (this.wasCut) throw this.reason(e);
         // The connection broke after the terminal frame: nothing is
         // missing, so the stream ends normally.
-        if (call(() => decoder.isComplete())) return decoded(call(() => decoder.finish()));
+        if (decoder.isComplete()) return decoder.finish();
         const err = this.bodyError(e);
-        err.partial = parse(call(() => decoder.partial()));
+        err.partial = decoder.partial();
         throw err;
       } finally {
         clearTimeout(timer);
       }
       if (this.stopped || this.failure) throw this.reason();
-      const out = decoded(call(() => (result.done ? decoder.finish() : decoder.feed(bytes(result.value)))));
+      const out = result.done ? decoder.finish() : decoder.feed(bytes(result.value));
       if (out.error && this.yielded) {
         out.error.eventsEmitted = true;
         out.error.retryable = false;
