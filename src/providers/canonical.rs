@@ -13,7 +13,7 @@ use super::scan::{number, plain_run};
 /// Deeper nesting is left to the general path (serde_json stops at 128).
 const MAX_DEPTH: usize = 64;
 /// Objects with more keys are left to the general path (the duplicate-key
-/// check is quadratic, over keys kept on the stack).
+/// check is quadratic).
 const MAX_KEYS: usize = 32;
 
 /// True only if `serde_json::to_string(&serde_json::from_str::<Value>(text)?)`
@@ -23,6 +23,7 @@ pub(crate) fn is_canonical(text: &str) -> bool {
         b: text.as_bytes(),
         at: 0,
         depth: 0,
+        keys: Vec::new(),
     };
     scan.value() && scan.at == scan.b.len()
 }
@@ -31,6 +32,8 @@ struct Scan<'a> {
     b: &'a [u8],
     at: usize,
     depth: usize,
+    /// The keys of the objects being read, innermost last.
+    keys: Vec<&'a [u8]>,
 }
 
 impl<'a> Scan<'a> {
@@ -83,8 +86,14 @@ impl<'a> Scan<'a> {
         if self.eat(b'}') {
             return true;
         }
-        let mut keys: [&'a [u8]; MAX_KEYS] = [&[]; MAX_KEYS];
-        let mut n = 0;
+        let base = self.keys.len();
+        let ok = self.members();
+        self.keys.truncate(base);
+        ok
+    }
+
+    fn members(&mut self) -> bool {
+        let base = self.keys.len();
         loop {
             let Some(key) = self.string() else {
                 return false;
@@ -92,14 +101,11 @@ impl<'a> Scan<'a> {
             // Escapes are limited to one spelling each (see `string`), so
             // equal keys are equal bytes. serde_json keeps one of two equal
             // keys: not the text's shape.
-            if keys.get(..n).is_some_and(|seen| seen.contains(&key)) {
+            let seen = self.keys.get(base..).unwrap_or_default();
+            if seen.len() >= MAX_KEYS || seen.contains(&key) {
                 return false;
             }
-            match keys.get_mut(n) {
-                Some(slot) => *slot = key,
-                None => return false,
-            }
-            n += 1;
+            self.keys.push(key);
             if !self.eat(b':') || !self.value() {
                 return false;
             }

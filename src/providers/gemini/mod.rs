@@ -14,11 +14,11 @@
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
 use crate::accumulate::{provider_data, Delta};
 use crate::providers::canonical::is_canonical;
+use crate::providers::scan::{Reader, Seen};
 use crate::providers::FrameFailure;
 
 use crate::types::{FinishReason, Usage};
@@ -82,63 +82,168 @@ pub(crate) fn is_synthetic_id(id: &str, name: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A frame of text and whole calls, read in place; see [`Turn::quick`].
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A frame of text and whole calls, read in place; see [`Turn::quick`]:
+/// one candidate, no finish reason, prompt feedback or error.
 struct QuickFrame<'a> {
-    #[serde(borrow)]
-    candidates: Vec<QuickCandidate<'a>>,
-    #[serde(default, borrow)]
-    usage_metadata: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    model_version: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    response_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    prompt_feedback: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    error: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct QuickCandidate<'a> {
-    #[serde(borrow)]
-    content: QuickContent<'a>,
-    #[serde(default)]
-    finish_reason: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(serde::Deserialize)]
-struct QuickContent<'a> {
-    #[serde(borrow)]
     parts: Vec<QuickPart<'a>>,
+    usage_metadata: Option<&'a str>,
+    model_version: Option<Cow<'a, str>>,
+    response_id: Option<Cow<'a, str>>,
 }
 
 /// Text (or thought text) without a signature, or a whole call.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Default)]
 struct QuickPart<'a> {
-    #[serde(default, borrow)]
     text: Option<Cow<'a, str>>,
-    #[serde(default)]
     thought: Option<bool>,
-    #[serde(default, borrow)]
     function_call: Option<QuickCall<'a>>,
-    #[serde(default, borrow)]
     thought_signature: Option<Cow<'a, str>>,
 }
 
 /// A call given whole: a name and `args` (kept as text), nothing streamed.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 struct QuickCall<'a> {
-    #[serde(borrow)]
     name: Cow<'a, str>,
-    #[serde(default, borrow)]
     id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    args: Option<&'a RawValue>,
+    args: Option<&'a str>,
+}
+
+/// `null` (`None`) or what `read` makes of the value.
+fn nullable<'a, T>(
+    r: &mut Reader<'a>,
+    read: impl FnOnce(&mut Reader<'a>) -> Option<T>,
+) -> Option<Option<T>> {
+    if r.null() {
+        Some(None)
+    } else {
+        read(r).map(Some)
+    }
+}
+
+impl<'a> QuickFrame<'a> {
+    /// `None` (the general path) for any other frame, or a field given
+    /// twice (the general path decides what that means).
+    fn read(data: &'a str) -> Option<Self> {
+        let mut r = Reader::new(data);
+        let mut seen = Seen::default();
+        let mut frame = QuickFrame {
+            parts: Vec::new(),
+            usage_metadata: None,
+            model_version: None,
+            response_id: None,
+        };
+        let mut candidates = 0;
+        r.object(|r, key| match key {
+            "candidates" => {
+                seen.once(0)?;
+                r.array(|r| {
+                    candidates += 1;
+                    (candidates == 1).then_some(())?;
+                    Self::candidate(r, &mut frame.parts)
+                })
+            }
+            "usageMetadata" => {
+                seen.once(1)?;
+                frame.usage_metadata = nullable(r, Reader::raw)?;
+                Some(())
+            }
+            "modelVersion" => {
+                seen.once(2)?;
+                frame.model_version = nullable(r, Reader::string)?;
+                Some(())
+            }
+            "responseId" => {
+                seen.once(3)?;
+                frame.response_id = nullable(r, Reader::string)?;
+                Some(())
+            }
+            "promptFeedback" => seen.once(4).filter(|()| r.null()),
+            "error" => seen.once(5).filter(|()| r.null()),
+            _ => r.skip(),
+        })?;
+        (candidates == 1 && r.at_end()).then_some(frame)
+    }
+
+    fn candidate(r: &mut Reader<'a>, parts: &mut Vec<QuickPart<'a>>) -> Option<()> {
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "content" => {
+                seen.once(0)?;
+                let mut has_parts = false;
+                r.object(|r, key| match key {
+                    "parts" if !has_parts => {
+                        has_parts = true;
+                        r.array(|r| {
+                            parts.push(Self::part(r)?);
+                            Some(())
+                        })
+                    }
+                    "parts" => None,
+                    _ => r.skip(),
+                })?;
+                has_parts.then_some(())
+            }
+            "finishReason" => seen.once(1).filter(|()| r.null()),
+            _ => r.skip(),
+        })?;
+        seen.has(0).then_some(())
+    }
+
+    fn part(r: &mut Reader<'a>) -> Option<QuickPart<'a>> {
+        let mut part = QuickPart::default();
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "text" => {
+                seen.once(0)?;
+                part.text = nullable(r, Reader::string)?;
+                Some(())
+            }
+            "thought" => {
+                seen.once(1)?;
+                part.thought = nullable(r, Reader::boolean)?;
+                Some(())
+            }
+            "functionCall" => {
+                seen.once(2)?;
+                part.function_call = nullable(r, Self::call)?;
+                Some(())
+            }
+            "thoughtSignature" => {
+                seen.once(3)?;
+                part.thought_signature = nullable(r, Reader::string)?;
+                Some(())
+            }
+            _ => None,
+        })?;
+        Some(part)
+    }
+
+    fn call(r: &mut Reader<'a>) -> Option<QuickCall<'a>> {
+        let (mut name, mut id, mut args) = (None, None, None);
+        let mut seen = Seen::default();
+        r.object(|r, key| match key {
+            "name" => {
+                seen.once(0)?;
+                name = Some(r.string()?);
+                Some(())
+            }
+            "id" => {
+                seen.once(1)?;
+                id = nullable(r, Reader::string)?;
+                Some(())
+            }
+            "args" => {
+                seen.once(2)?;
+                args = nullable(r, Reader::raw)?;
+                Some(())
+            }
+            _ => None,
+        })?;
+        Some(QuickCall {
+            name: name?,
+            id,
+            args,
+        })
+    }
 }
 
 impl QuickPart<'_> {
@@ -153,7 +258,7 @@ impl QuickPart<'_> {
                     && !call.name.is_empty()
                     && call
                         .args
-                        .map_or(true, |a| a.get().starts_with('{') && is_canonical(a.get()))
+                        .map_or(true, |a| a.starts_with('{') && is_canonical(a))
             }
             None => self.text.is_some() && self.thought_signature.is_none(),
         }
@@ -298,22 +403,11 @@ impl Turn {
     /// signature, streamed call, finish, feedback or error). False, with
     /// nothing done, otherwise.
     pub(crate) fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
-        let Ok(frame) = serde_json::from_str::<QuickFrame>(data) else {
+        let Some(frame) = QuickFrame::read(data) else {
             return false;
         };
-        let [candidate] = frame.candidates.as_slice() else {
-            return false;
-        };
-        if frame.prompt_feedback.is_some()
-            || frame.error.is_some()
-            || candidate.finish_reason.is_some()
-            || !candidate.content.parts.iter().all(QuickPart::is_quick)
-            || (self.streamed.is_some()
-                && candidate
-                    .content
-                    .parts
-                    .iter()
-                    .any(|p| p.function_call.is_some()))
+        if !frame.parts.iter().all(QuickPart::is_quick)
+            || (self.streamed.is_some() && frame.parts.iter().any(|p| p.function_call.is_some()))
         {
             return false;
         }
@@ -322,7 +416,7 @@ impl Turn {
             frame.model_version.as_deref(),
             out,
         );
-        for part in &candidate.content.parts {
+        for part in &frame.parts {
             if let Some(call) = &part.function_call {
                 let data = part.thought_signature.as_deref().map(|sig| {
                     provider_data(NAME, "thoughtSignature", Value::String(sig.to_string()))
@@ -338,7 +432,7 @@ impl Turn {
                 });
                 out.push(Delta::ToolArgsWhole {
                     slot,
-                    arguments: call.args.map_or("{}", RawValue::get).to_string(),
+                    arguments: call.args.unwrap_or("{}").to_string(),
                 });
                 out.push(Delta::ToolEnd { slot });
             } else if let Some(text) = &part.text {
@@ -350,7 +444,7 @@ impl Turn {
             }
         }
         // Repeated in every frame: parsed only when its text changes.
-        if let Some(text) = frame.usage_metadata.map(RawValue::get) {
+        if let Some(text) = frame.usage_metadata {
             if self.usage_text.as_deref() != Some(text) {
                 if let Ok(u) = serde_json::from_str::<Value>(text) {
                     self.usage(Some(&u), out);

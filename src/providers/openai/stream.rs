@@ -15,7 +15,7 @@ use super::{
     Dialect,
 };
 use crate::accumulate::{is_json_object, provider_data, Accumulator, Delta};
-use crate::providers::scan::Reader;
+use crate::providers::scan::{Reader, Seen};
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
@@ -354,26 +354,6 @@ impl Decoder {
             has_name && c.named && is_json_object(&arguments_so_far(c.slot, acc, out))
         });
         (!glued).then_some(pos)
-    }
-}
-
-/// Which of a fast-path object's fields have been read (a repeated one
-/// gives up: serde_json reports it, so the general path decides).
-#[derive(Default)]
-struct Seen(u8);
-
-impl Seen {
-    fn once(&mut self, field: u8) -> Option<()> {
-        let bit = 1 << field;
-        if self.0 & bit != 0 {
-            return None;
-        }
-        self.0 |= bit;
-        Some(())
-    }
-
-    fn has(&self, field: u8) -> bool {
-        self.0 & (1 << field) != 0
     }
 }
 
