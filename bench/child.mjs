@@ -1,6 +1,7 @@
 // One library, one input, in its own process: warm up, then time each run
 // (wall and CPU) and track peak memory. Prints one JSON line.
 //   node bench/child.mjs <library> <wire> <kind> <delivery> <runs> <warmup>
+// (warmup: at least that many runs, and at least 0.5 s when it is above 1)
 import { makeInput } from "./inputs.mjs";
 import { LIBRARIES } from "./libs.mjs";
 
@@ -17,7 +18,11 @@ if (!same) {
   console.log(JSON.stringify({ lib, wire, kind, delivery, error: `${lib} assembled a different result: ${diff}` }));
   process.exit(0);
 }
-for (let i = 0; i < warmup; i++) await run(wire, input);
+// Warm up for at least `warmup` runs and half a second, whichever is
+// longer: JIT tiers (V8's TurboFan for JS and for wasm) need time as well as
+// calls, and a fast library would otherwise be timed partly unoptimised.
+const warmUntil = performance.now() + (warmup > 1 ? 500 : 0);
+for (let i = 0; i < warmup || performance.now() < warmUntil; i++) await run(wire, input);
 const wall = [], cpu = [];
 let peak = process.memoryUsage().rss;
 for (let i = 0; i < runs; i++) {
