@@ -250,15 +250,16 @@ fn write_event(
     lens.push(utf16_len(&raw));
     strs.push_str(&raw);
     let written = match ev {
-        // The common events, written directly: their JSON is fixed.
+        // The common events are one digit: JS builds the object (it is
+        // `{"type":"text"|"reasoning","text":..,"raw":..}`).
         StreamEvent::Text { text, .. } => {
             push_str(text, strs, lens);
-            out.extend_from_slice(br#"{"type":"text","text":"","raw":""}"#);
+            out.push(b'0');
             Ok(())
         }
         StreamEvent::Reasoning { text, .. } => {
             push_str(text, strs, lens);
-            out.extend_from_slice(br#"{"type":"reasoning","text":"","raw":""}"#);
+            out.push(b'1');
             Ok(())
         }
         StreamEvent::ToolCall { mut call, raw } => {
@@ -373,10 +374,13 @@ impl JsonDecoder {
     fn seal(mut out: Vec<u8>, strs: &str) -> String {
         out.push(b'}');
         out.push(0);
-        out.extend_from_slice(strs.as_bytes());
-        // Everything pushed is UTF-8: serde_json's output, ASCII and `strs`.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        // The JSON is serde_json's output and ASCII: UTF-8, and small (the
+        // strings, most of the bytes, are already `str`).
+        let mut text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        text.reserve_exact(strs.len());
+        text.push_str(strs);
+        text
     }
 
     fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
@@ -399,7 +403,9 @@ impl JsonDecoder {
     /// (sent once, not twice). The strings are empty in the JSON and
     /// follow it, concatenated, `lens` giving
     /// each one's length in UTF-16 units. So payloads are neither escaped
-    /// here nor unescaped by `JSON.parse`: JS slices them out.
+    /// here nor unescaped by `JSON.parse`: JS slices them out. A `text`
+    /// event is written as `0` and a `reasoning` event as `1` in the events
+    /// array (their raw frame, then their text, are the next strings).
     ///
     /// A chunk that completes no event (most of them, when a server sends
     /// one event per chunk of argument fragments) returns `""`.
@@ -513,10 +519,15 @@ mod tests {
         let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
         let mut sent = 0;
         for ev in out["events"].as_array_mut().unwrap() {
+            if let Some(kind) = ev.as_u64() {
+                let kind = ["text", "reasoning"][kind as usize];
+                let raw = next();
+                *ev = serde_json::json!({"type": kind, "text": next(), "raw": raw});
+                continue;
+            }
             assert_eq!(ev["raw"], "", "payloads are not inside the JSON");
             ev["raw"] = next();
             match ev["type"].as_str().unwrap() {
-                "text" | "reasoning" => ev["text"] = next(),
                 "tool_call" => {
                     ev["call"]["arguments"] = next();
                     calls.push(ev["call"]["arguments"].clone());

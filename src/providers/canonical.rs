@@ -18,14 +18,22 @@ const MAX_KEYS: usize = 32;
 
 /// True only if `serde_json::to_string(&serde_json::from_str::<Value>(text)?)`
 /// would be `text` (with `preserve_order`), byte for byte.
+#[cfg(test)]
 pub(crate) fn is_canonical(text: &str) -> bool {
+    canonical_prefix(text) == Some(text.len())
+}
+
+/// The length of the canonical JSON value at the start of `text`, if there
+/// is one: one pass that finds a value's end and checks it (`None` when the
+/// value is not canonical, or not JSON).
+pub(crate) fn canonical_prefix(text: &str) -> Option<usize> {
     let mut scan = Scan {
         b: text.as_bytes(),
         at: 0,
         depth: 0,
         keys: Vec::new(),
     };
-    scan.value() && scan.at == scan.b.len()
+    scan.value().then_some(scan.at)
 }
 
 struct Scan<'a> {
@@ -251,6 +259,15 @@ mod tests {
         ] {
             assert!(!is_canonical(t), "{t}");
         }
+    }
+
+    #[test]
+    fn a_prefix_is_measured_up_to_the_end_of_its_value() {
+        use super::canonical_prefix;
+        assert_eq!(canonical_prefix(r#"{"a":[1,"}"]},"next":2}"#), Some(13));
+        assert_eq!(canonical_prefix("12]"), Some(2));
+        assert_eq!(canonical_prefix(r#"{"a": 1},"#), None);
+        assert_eq!(canonical_prefix(r#"{"a":1.50}"#), None);
     }
 
     #[test]

@@ -146,6 +146,16 @@ impl<'a> Reader<'a> {
         self.text.get(start..self.at)
     }
 
+    /// A value whose text is canonical (see [`super::canonical`]), as that
+    /// text; `None` for any other (it may still be JSON).
+    pub(crate) fn canonical(&mut self) -> Option<&'a str> {
+        self.ws();
+        let rest = self.text.get(self.at..)?;
+        let len = super::canonical::canonical_prefix(rest)?;
+        self.at += len;
+        rest.get(..len)
+    }
+
     /// Consumes `null` if it is next.
     pub(crate) fn null(&mut self) -> bool {
         self.ws();

@@ -17,7 +17,6 @@ use std::borrow::Cow;
 use serde_json::{Map, Number, Value};
 
 use crate::accumulate::{provider_data, Delta};
-use crate::providers::canonical::is_canonical;
 use crate::providers::scan::{Reader, Seen};
 use crate::providers::FrameFailure;
 
@@ -100,7 +99,8 @@ struct QuickPart<'a> {
     thought_signature: Option<Cow<'a, str>>,
 }
 
-/// A call given whole: a name and `args` (kept as text), nothing streamed.
+/// A call given whole: a name and `args` (kept as text, canonical), nothing
+/// streamed.
 struct QuickCall<'a> {
     name: Cow<'a, str>,
     id: Option<Cow<'a, str>>,
@@ -233,7 +233,9 @@ impl<'a> QuickFrame<'a> {
             }
             "args" => {
                 seen.once(2)?;
-                args = nullable(r, Reader::raw)?;
+                // Passed on as they came only if canonical (the text the
+                // general path writes back): found and checked in one pass.
+                args = nullable(r, Reader::canonical)?;
                 Some(())
             }
             _ => None,
@@ -256,9 +258,7 @@ impl QuickPart<'_> {
                 self.text.is_none()
                     && self.thought.is_none()
                     && !call.name.is_empty()
-                    && call
-                        .args
-                        .map_or(true, |a| a.starts_with('{') && is_canonical(a))
+                    && call.args.map_or(true, |a| a.starts_with('{'))
             }
             None => self.text.is_some() && self.thought_signature.is_none(),
         }

@@ -177,6 +177,7 @@ function completeResponse(r) {
  * JSON and sliced in here: never escaped into JSON or parsed back out. With
  * `argsFromEvents`, the finish message's tool-call arguments are those of
  * the decoder's tool_call events, in order (`sent`, kept across results).
+ * Text and reasoning events come as 0 and 1 and are built here.
  */
 function decoded(text, sent) {
   if (text === "") return NOTHING;
@@ -186,13 +187,17 @@ function decoded(text, sent) {
   let at = cut + 1;
   let k = 0;
   const next = () => text.slice(at, (at += lens[k++]));
-  for (const ev of out.events) {
+  const events = out.events;
+  for (let i = 0; i < events.length; i++) {
+    const ev = events[i];
+    if (typeof ev === "number") {
+      // A text (0) or reasoning (1) event: its frame, then its text.
+      const raw = next();
+      events[i] = { type: ev === 0 ? "text" : "reasoning", text: next(), raw };
+      continue;
+    }
     ev.raw = next();
     switch (ev.type) {
-      case "text":
-      case "reasoning":
-        ev.text = next();
-        break;
       case "tool_call":
         ev.call.arguments = next();
         sent.push(ev.call.arguments);
