@@ -317,6 +317,83 @@ fn write_event(
     args_from_events
 }
 
+/// Expands a [`JsonDecoder`] result the way the JS shell does: the events
+/// with their strings put back (see [`JsonDecoder::feed`]; `""` is a result
+/// without events). `sent` carries the arguments of the decoder's
+/// `tool_call` events from one result to the next. `None` if the result is
+/// malformed or leaves strings unused. For Rust consumers of the JSON
+/// boundary, and the tests that hold both sides to one contract.
+pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
+    if result.is_empty() {
+        return Some(serde_json::json!({ "events": [] }));
+    }
+    let (json, strs) = result.split_once('\0')?;
+    let mut out: Value = serde_json::from_str(json).ok()?;
+    let lens = out
+        .get("lens")?
+        .as_array()?
+        .iter()
+        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+        .collect::<Option<Vec<usize>>>()?;
+    let units: Vec<u16> = strs.encode_utf16().collect();
+    let (mut at, mut k) = (0usize, 0usize);
+    let mut next = || -> Option<Value> {
+        let n = *lens.get(k)?;
+        let text = String::from_utf16(units.get(at..at.checked_add(n)?)?).ok()?;
+        k += 1;
+        at += n;
+        Some(Value::from(text))
+    };
+    let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
+    for ev in out.get_mut("events")?.as_array_mut()? {
+        if let Some(kind) = ev.as_u64() {
+            let kind = if kind == 0 { "text" } else { "reasoning" };
+            let raw = next()?;
+            *ev = serde_json::json!({ "type": kind, "text": next()?, "raw": raw });
+            continue;
+        }
+        let ev = ev.as_object_mut()?;
+        ev.insert("raw".into(), next()?);
+        match ev.get("type").and_then(Value::as_str) {
+            Some("tool_call") => {
+                let arguments = next()?;
+                sent.push(arguments.as_str()?.to_string());
+                ev.get_mut("call")?
+                    .as_object_mut()?
+                    .insert("arguments".into(), arguments);
+            }
+            Some("finish") => {
+                let parts = ev
+                    .get_mut("response")?
+                    .get_mut("message")?
+                    .get_mut("parts")?
+                    .as_array_mut()?;
+                let mut call = 0;
+                for part in parts {
+                    let part = part.as_object_mut()?;
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("text" | "reasoning") => {
+                            part.insert("text".into(), next()?);
+                        }
+                        Some("tool_call") => {
+                            let arguments = if from_events {
+                                Value::from(sent.get(call)?.clone())
+                            } else {
+                                next()?
+                            };
+                            call += 1;
+                            part.insert("arguments".into(), arguments);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (k == lens.len() && at == units.len()).then_some(out)
+}
+
 /// A stream decoder whose results are JSON.
 #[derive(Debug)]
 pub struct JsonDecoder {
@@ -493,64 +570,19 @@ mod tests {
         assert_eq!(err["error"]["provider"], "openai");
     }
 
-    /// A decoder result with its strings put back, as the JS shell does;
-    /// `calls` holds the arguments of the decoder's `tool_call` events.
-    fn rebuild_with(s: &str, calls: &mut Vec<Value>) -> Value {
-        if s.is_empty() {
-            return serde_json::json!({"events": []});
-        }
-        let (json, strs) = s.split_once('\0').unwrap();
-        let mut out = v(json);
-        let units: Vec<u16> = strs.encode_utf16().collect();
-        let lens: Vec<usize> = out["lens"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n.as_u64().unwrap() as usize)
-            .collect();
-        let mut at = 0;
-        let mut k = 0;
-        let mut next = || {
-            let n = lens[k];
-            k += 1;
-            at += n;
-            Value::from(String::from_utf16(&units[at - n..at]).unwrap())
-        };
-        let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
-        let mut sent = 0;
-        for ev in out["events"].as_array_mut().unwrap() {
-            if let Some(kind) = ev.as_u64() {
-                let kind = ["text", "reasoning"][kind as usize];
-                let raw = next();
-                *ev = serde_json::json!({"type": kind, "text": next(), "raw": raw});
-                continue;
-            }
-            assert_eq!(ev["raw"], "", "payloads are not inside the JSON");
-            ev["raw"] = next();
-            match ev["type"].as_str().unwrap() {
-                "tool_call" => {
-                    ev["call"]["arguments"] = next();
-                    calls.push(ev["call"]["arguments"].clone());
-                }
-                "finish" => {
-                    for p in ev["response"]["message"]["parts"].as_array_mut().unwrap() {
-                        match p["type"].as_str().unwrap() {
-                            "text" | "reasoning" => p["text"] = next(),
-                            "tool_call" if from_events => {
-                                p["arguments"] = calls[sent].clone();
-                                sent += 1;
-                            }
-                            "tool_call" => p["arguments"] = next(),
-                            _ => {}
-                        }
-                    }
-                }
-                _ => {}
+    /// A decoder result with its strings put back, as the JS shell does,
+    /// after checking that no payload is inside the JSON part; `calls`
+    /// carries the `tool_call` arguments across one decoder's results.
+    fn rebuild_with(s: &str, calls: &mut Vec<String>) -> Value {
+        if let Some((json, _)) = s.split_once('\0') {
+            for ev in v(json)["events"].as_array().unwrap() {
+                assert!(
+                    ev.is_u64() || ev["raw"] == "",
+                    "payloads are not inside the JSON"
+                );
             }
         }
-        assert_eq!(k, lens.len(), "every string is used");
-        assert_eq!(at, units.len(), "and nothing else follows");
-        out
+        expand_result(s, calls).expect("a well-formed result that uses every string")
     }
 
     fn rebuild(s: &str) -> Value {
@@ -604,7 +636,7 @@ mod tests {
                 let (events, _) = StreamDecoder::decode_all(p, &body);
                 let mut d = JsonDecoder::new(provider, None).unwrap();
                 let mut got = Vec::new();
-                let mut calls = Vec::new();
+                let mut calls: Vec<String> = Vec::new();
                 for chunk in body.chunks(997) {
                     let out = rebuild_with(&d.feed(chunk), &mut calls);
                     got.extend(out["events"].as_array().unwrap().clone());

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use serde_json::Value;
+use skyl::jsapi::expand_result;
 use skyl::wasm::{decode_http_error, encode_request, retry_delay, validate, Decoder};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -17,15 +18,17 @@ const ANTHROPIC: &[u8] =
 const GEMINI: &[u8] =
     include_bytes!("fixtures/conformance/gemini/google-stream-no-args-tool-call.stream.sse");
 
-/// The JSON part of a result (the frames after the NUL are not needed here).
 fn json(s: &str) -> Value {
-    serde_json::from_str(s.split('\0').next().unwrap()).unwrap()
+    serde_json::from_str(s).unwrap()
 }
 
-/// Decodes `body` in `chunk`-byte pieces: (events, final result).
+/// Decodes `body` in `chunk`-byte pieces: (events, final result), each
+/// result expanded as the JS shell does.
 fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
     let mut d = Decoder::new(provider, None).unwrap();
     let mut events = Vec::new();
+    let mut sent = Vec::new();
+    let mut json = |s: &str| expand_result(s, &mut sent).unwrap();
     for piece in body.chunks(chunk) {
         let out = json(&d.feed(piece));
         assert!(out.get("error").is_none(), "{out}");

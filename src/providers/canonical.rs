@@ -206,7 +206,7 @@ impl<'a> Scan<'a> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod tests {
     use super::is_canonical;
     use proptest::prelude::*;

@@ -392,7 +392,7 @@ pub(crate) fn number(b: &[u8]) -> Option<(usize, bool)> {
     Some((at, float))
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod tests {
     use super::*;
     use proptest::prelude::*;
@@ -489,7 +489,7 @@ mod tests {
 /// The hand-read fast paths against the general path, on frames written
 /// every way a server (or a hostile proxy) might: any key order, spacing,
 /// `null`s, escapes, repeated or unknown keys, odd value types.
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_path_differential {
     use crate::providers::{fast_equals_general, Provider};
     use proptest::prelude::*;

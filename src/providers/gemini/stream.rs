@@ -122,6 +122,7 @@ mod tests {
         crate::providers::fast_equals_general(Provider::Gemini, body)
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn args_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
         use serde_json::Value;
@@ -146,6 +147,7 @@ mod tests {
         ]
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         /// Whole calls (arguments written compactly, pretty, with escapes
         /// or duplicate keys; with and without ids and signatures), text
