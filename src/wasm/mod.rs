@@ -42,8 +42,17 @@ pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, ran
 }
 
 /// A stream decoder: bytes in, JSON events out.
+///
+/// Chunks go in through [`feed`](Self::feed), or, without an allocation
+/// per chunk, by copying them into the module's memory at
+/// [`input_buffer`](Self::input_buffer) and calling
+/// [`feed_input`](Self::feed_input).
 #[wasm_bindgen]
-pub struct Decoder(jsapi::JsonDecoder);
+pub struct Decoder {
+    inner: jsapi::JsonDecoder,
+    input: Vec<u8>,
+    output: String,
+}
 
 #[wasm_bindgen]
 impl Decoder {
@@ -51,36 +60,74 @@ impl Decoder {
     #[wasm_bindgen(constructor)]
     pub fn new(provider: &str, max_event_bytes: Option<u32>) -> Result<Decoder, JsValue> {
         jsapi::JsonDecoder::new(provider, max_event_bytes.map(|n| n as usize))
-            .map(Decoder)
+            .map(|inner| Decoder {
+                inner,
+                input: Vec::new(),
+                output: String::new(),
+            })
             .map_err(|e| JsValue::from_str(&e))
     }
 
     /// Feeds a chunk of the body.
     pub fn feed(&mut self, chunk: &[u8]) -> String {
-        self.0.feed(chunk)
+        self.inner.feed(chunk)
+    }
+
+    /// The address, in the module's memory, of a buffer of at least `len`
+    /// bytes for the next chunk. It stays put until a larger one is asked
+    /// for.
+    #[wasm_bindgen(js_name = inputBuffer)]
+    pub fn input_buffer(&mut self, len: usize) -> usize {
+        if self.input.len() < len {
+            self.input.resize(len, 0);
+        }
+        self.input.as_mut_ptr() as usize
+    }
+
+    /// Feeds the first `len` bytes of the input buffer: the length of the
+    /// result, `0` if the chunk completed no event (see
+    /// [`jsapi::JsonDecoder::feed`]); read it with
+    /// [`take_output`](Self::take_output).
+    #[wasm_bindgen(js_name = feedInput)]
+    pub fn feed_input(&mut self, len: usize) -> usize {
+        let chunk = self.input.get(..len).unwrap_or(&self.input);
+        self.output = self.inner.feed(chunk);
+        self.output.len()
+    }
+
+    /// The result of the last [`feed_input`](Self::feed_input).
+    #[wasm_bindgen(js_name = takeOutput)]
+    pub fn take_output(&mut self) -> String {
+        std::mem::take(&mut self.output)
     }
 
     /// Ends the body.
     pub fn finish(&mut self) -> String {
-        self.0.finish()
+        self.inner.finish()
     }
 
     /// Whether any event has been handed out.
     #[wasm_bindgen(js_name = eventsEmitted)]
     pub fn events_emitted(&self) -> bool {
-        self.0.events_emitted()
+        self.inner.events_emitted()
     }
 
     /// Whether the provider's terminal frame has been decoded.
     #[wasm_bindgen(js_name = isComplete)]
     pub fn is_complete(&self) -> bool {
-        self.0.is_complete()
+        self.inner.is_complete()
     }
 
     /// What has been assembled so far.
     pub fn partial(&self) -> String {
-        self.0.partial()
+        self.inner.partial()
     }
+}
+
+/// The module's `WebAssembly.Memory` (JS copies chunks into it).
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
 }
 
 /// Installs a panic hook that hands the panic message to `report` before

@@ -220,15 +220,35 @@ function decoded(text, sent) {
 /** The result of a chunk that completed no event (the decoder says ""). */
 const NOTHING = Object.freeze({ events: Object.freeze([]) });
 
+/** The module's memory as bytes (a new view after the memory grows). */
+let memoryView = null;
+function memoryBytes() {
+  if (memoryView === null || memoryView.byteLength === 0) memoryView = new Uint8Array(wasm.wasmMemory().buffer);
+  return memoryView;
+}
+
 /** A wasm stream decoder with the state its results refer back to. */
 class Decoding {
   #d;
   #sent = [];
+  #input = 0;
+  #capacity = 0;
   constructor(provider) {
     this.#d = call(() => new wasm.Decoder(provider));
   }
+  /**
+   * Copies the chunk into the decoder's input buffer in wasm memory (no
+   * allocation per chunk) and reads a result only if it has events.
+   */
   feed(chunk) {
-    return decoded(call(() => this.#d.feed(chunk)), this.#sent);
+    const n = chunk.length;
+    if (n > this.#capacity) {
+      this.#input = call(() => this.#d.inputBuffer(n));
+      this.#capacity = n;
+    }
+    memoryBytes().set(chunk, this.#input);
+    const len = call(() => this.#d.feedInput(n));
+    return len === 0 ? NOTHING : decoded(call(() => this.#d.takeOutput()), this.#sent);
   }
   finish() {
     return decoded(call(() => this.#d.finish()), this.#sent);
