@@ -263,9 +263,11 @@ fn write_event(
             Ok(())
         }
         StreamEvent::ToolCall { mut call, raw } => {
-            *calls_sent += 1;
             push_str(std::mem::take(&mut call.arguments), strs, lens);
-            serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw })
+            let written = serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw });
+            // Counted only once written: JS counts the ones it reads.
+            *calls_sent += usize::from(written.is_ok());
+            written
         }
         StreamEvent::Finish { mut response, .. } => {
             // The core emits one `tool_call` event per tool-call part, in
@@ -451,8 +453,8 @@ impl JsonDecoder {
     fn seal(mut out: Vec<u8>, strs: &str) -> String {
         out.push(b'}');
         out.push(0);
-        // The JSON is serde_json's output and ASCII: UTF-8, and small (the
-        // strings, most of the bytes, are already `str`).
+        // The JSON is serde_json's output and ASCII: UTF-8, and usually
+        // small (the strings, most of the bytes, are already `str`).
         let mut text = String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         text.reserve_exact(strs.len());

@@ -295,14 +295,21 @@ impl<'a> Reader<'a> {
     }
 
     fn number(&mut self) -> Option<()> {
-        let (len, _) = number(self.text.as_bytes().get(self.at..)?)?;
+        let (len, float) = number(self.text.as_bytes().get(self.at..)?)?;
+        let text = self.text.get(self.at..self.at + len)?;
+        // serde_json rejects a number out of f64's range (`1e400`, 310
+        // digits): so does the reader, asking serde_json itself. Short
+        // integers (the common case) are always in range.
+        if (float || len > 18) && serde_json::from_str::<f64>(text).is_err() {
+            return None;
+        }
         self.at += len;
         Some(())
     }
 }
 
 /// Which of a fast-path object's fields have been read (a repeated one
-/// gives up: serde_json reports it, so the general path decides).
+/// gives up, and the general path decides what it means).
 #[derive(Default)]
 pub(crate) struct Seen(u8);
 
@@ -449,6 +456,18 @@ mod tests {
     }
 
     #[test]
+    fn numbers_out_of_range_are_left_to_the_general_path() {
+        for t in ["1e400", "-1e400", &"9".repeat(320), "[1,2e999]"] {
+            assert_eq!(skip_all(t), None, "{t}");
+            assert!(serde_json::from_str::<Value>(t).is_err());
+        }
+        for t in ["1e-400", "123456789012345678901234", "1.5e300"] {
+            assert_eq!(skip_all(t), Some(()), "{t}");
+            assert!(serde_json::from_str::<Value>(t).is_ok());
+        }
+    }
+
+    #[test]
     fn deep_values_are_left_to_the_general_path() {
         let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
         assert_eq!(skip_all(&deep), None);
@@ -460,7 +479,9 @@ mod tests {
         #[test]
         fn accepted_text_is_json(text in r#"[\[\]{}",:0-9a-z\\ .eE+\-]{0,24}"#) {
             if skip_all(&text).is_some() {
-                prop_assert!(serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(), "{}", text);
+                // `Value`, as the general path parses (`IgnoredAny` does not
+                // check a number's range).
+                prop_assert!(serde_json::from_str::<Value>(&text).is_ok(), "{}", text);
             }
         }
 
@@ -632,6 +653,11 @@ mod fast_path_differential {
                         "system_fingerprint",
                         Just(r#""fp\u0031""#.to_string()).boxed(),
                     ),
+                    member(
+                        "created",
+                        prop_oneof![Just("1767225600".to_string()), Just("1e400".to_string())]
+                            .boxed(),
+                    ),
                 ],
             ),
             space(),
@@ -670,7 +696,14 @@ mod fast_path_differential {
                 ),
                 member("delta", delta.boxed()),
             ], vec![
-                member("extra", Just(r#"[1,{"b":null}]"#.to_string()).boxed()),
+                member(
+                    "extra",
+                    prop_oneof![
+                        Just(r#"[1,{"b":null}]"#.to_string()),
+                        Just("-1e400".to_string())
+                    ]
+                    .boxed(),
+                ),
             ]),
             space(),
         )
@@ -783,6 +816,7 @@ mod fast_path_differential {
                             Just(r#"{"promptTokenCount":1}"#.to_string()),
                             Just(r#"{ "promptTokenCount" : 1 }"#.to_string()),
                             Just(r#"{"promptTokenCount":2}"#.to_string()),
+                            Just(r#"{"promptTokenCount":1e400}"#.to_string()),
                             Just("null".to_string()),
                         ]
                         .boxed(),
@@ -808,16 +842,25 @@ mod fast_path_differential {
         #![proptest_config(ProptestConfig::with_cases(1024))]
 
         #[test]
-        fn openai_chunks_decode_alike(frames in prop::collection::vec(openai_chunk(), 1..6)) {
+        fn openai_chunks_decode_alike(
+            frames in prop::collection::vec(openai_chunk(), 1..6),
+            done_at in prop::option::of(0usize..6),
+        ) {
             // Start two calls (index 0 twice: a reused index) so argument
-            // fragments have calls to continue.
+            // fragments have calls to continue; `[DONE]` at the end, inside
+            // (fragments after it) or nowhere (the body just ends).
             let mut body = String::from(
                 "data: {\"id\":\"c1\",\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}},{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"\"}}]}}]}\n\n",
             );
-            for f in &frames {
+            for (i, f) in frames.iter().enumerate() {
+                if done_at == Some(i) {
+                    body.push_str("data: [DONE]\n\n");
+                }
                 body.push_str(&format!("data: {f}\n\n"));
             }
-            body.push_str("data: [DONE]\n\n");
+            if done_at.is_some_and(|i| i >= frames.len()) {
+                body.push_str("data: [DONE]\n\n");
+            }
             prop_assert_eq!(fast_equals_general(Provider::OpenAi, body.as_bytes()), Ok(()));
             prop_assert_eq!(fast_equals_general(Provider::OpenAiCompat, body.as_bytes()), Ok(()));
         }

@@ -254,6 +254,14 @@ impl Decoder {
             (Some(t), None) => t.slot,
             _ => return None,
         };
+        // As the general path: a start (nothing new: it reopens a call only
+        // after `[DONE]` closed it), then the fragment.
+        out.push(Delta::ToolStart {
+            slot,
+            id: None,
+            name: None,
+            data: None,
+        });
         if !fragment.is_empty() {
             out.push(Delta::ToolArgs {
                 slot,
