@@ -70,8 +70,8 @@ fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T, Error> 
     serde_json::from_str(json).map_err(|e| Error::invalid_request(what, e.to_string()))
 }
 
-/// Encodes a request: `{"ok": {"url", "headers": [[k, v]], "body"}}` or
-/// `{"error": ...}`.
+/// Encodes a request: `{"ok": {"url", "headers": [[k, v]]}}`, a NUL and
+/// the body; or `{"error": ...}`.
 pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
     let mut label = "unknown";
     let result = (|| {
@@ -93,10 +93,23 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
         encode_request(&config, &request, stream)
     })();
     match result {
-        Ok(http) => ok_json(
-            &serde_json::json!({"url": http.url, "headers": http.headers, "body": http.body}),
-            "ok",
-        ),
+        Ok(http) => {
+            // Then a NUL and the body as it is (JSON text holds no raw NUL):
+            // most of the result, so it is neither escaped here nor
+            // unescaped by `JSON.parse`.
+            let head = ok_json(
+                &serde_json::json!({"url": http.url, "headers": http.headers}),
+                "ok",
+            );
+            if !head.starts_with("{\"ok\"") {
+                return head; // (could not be written: the error)
+            }
+            let mut out = String::with_capacity(head.len() + 1 + http.body.len());
+            out.push_str(&head);
+            out.push('\0');
+            out.push_str(&http.body);
+            out
+        }
         Err(e) => error_json(&e, label),
     }
 }
@@ -542,12 +555,17 @@ mod tests {
 
     #[test]
     fn encode_returns_the_http_request_or_a_typed_error() {
-        let out = v(&encode(
+        let result = encode(
             r#"{"provider":"gemini","apiKey":"k","model":"gemini-2.5-flash","headers":{"x-a":"1"}}"#,
-            r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]}"#,
+            r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi \u0000 \"q\""}]}]}"#,
             true,
-        ));
+        );
+        let (head, body) = result.split_once('\0').unwrap();
+        let out = v(head);
         let ok = &out["ok"];
+        assert!(ok.get("body").is_none(), "the body follows the NUL");
+        let body = v(body);
+        assert_eq!(body["contents"][0]["parts"][0]["text"], "hi \u{0} \"q\"");
         assert!(ok["url"]
             .as_str()
             .unwrap()
@@ -557,7 +575,6 @@ mod tests {
             .unwrap()
             .iter()
             .any(|h| h[0] == "x-a"));
-        assert!(ok["body"].as_str().unwrap().contains("\"contents\""));
 
         let err = v(&encode(r#"{"provider":"nope"}"#, "{}", false));
         assert_eq!(err["error"]["name"], "InvalidRequestError");

@@ -11,20 +11,22 @@ use crate::types::{Part, Request, Role, Tool, ToolCall};
 /// A tool needs a non-empty name; its parameters, when given, must be a JSON
 /// object (a schema).
 pub fn validate_tool(tool: &Tool) -> Result<(), Error> {
-    check_tool(tool, "tool")
+    check_tool(tool, &|| "tool".into())
 }
 
-fn check_tool(tool: &Tool, path: &str) -> Result<(), Error> {
+/// `path` gives the field's path, only when there is an error to report
+/// (formatting it for every valid item would cost more than the checks).
+fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Error> {
     if tool.name.trim().is_empty() {
         return Err(Error::invalid_request(
-            format!("{path}.name"),
+            format!("{}.name", path()),
             "a tool needs a non-empty name",
         ));
     }
     if let Some(p) = &tool.parameters {
         if !p.is_object() {
             return Err(Error::invalid_request(
-                format!("{path}.parameters"),
+                format!("{}.parameters", path()),
                 format!(
                     "tool {:?}: parameters must be a JSON Schema object",
                     tool.name
@@ -37,19 +39,19 @@ fn check_tool(tool: &Tool, path: &str) -> Result<(), Error> {
 
 /// A tool call needs an id and a name.
 pub fn validate_tool_call(call: &ToolCall) -> Result<(), Error> {
-    check_call(&call.id, &call.name, "toolCall")
+    check_call(&call.id, &call.name, &|| "toolCall".into())
 }
 
-fn check_call(id: &str, name: &str, path: &str) -> Result<(), Error> {
+fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Error> {
     if id.is_empty() {
         return Err(Error::invalid_request(
-            format!("{path}.id"),
+            format!("{}.id", path()),
             "a tool call needs an id",
         ));
     }
     if name.is_empty() {
         return Err(Error::invalid_request(
-            format!("{path}.name"),
+            format!("{}.name", path()),
             format!("tool call {id:?} needs a name"),
         ));
     }
@@ -61,11 +63,11 @@ fn check_call(id: &str, name: &str, path: &str) -> Result<(), Error> {
 pub fn validate_request(req: &Request) -> Result<(), Error> {
     let mut names = HashSet::new();
     for (i, tool) in req.tools.iter().enumerate() {
-        let path = format!("tools[{i}]");
+        let path = || format!("tools[{i}]");
         check_tool(tool, &path)?;
         if !names.insert(tool.name.as_str()) {
             return Err(Error::invalid_request(
-                format!("{path}.name"),
+                format!("{}.name", path()),
                 format!("tool {:?} is declared twice", tool.name),
             ));
         }
@@ -84,12 +86,12 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
     let mut calls: HashSet<&str> = HashSet::new();
     for (m, msg) in req.messages.iter().enumerate() {
         for (p, part) in msg.parts.iter().enumerate() {
-            let path = format!("messages[{m}].parts[{p}]");
+            let path = || format!("messages[{m}].parts[{p}]");
             match part {
                 Part::ToolCall { id, name, .. } => {
                     if msg.role != Role::Assistant {
                         return Err(Error::invalid_request(
-                            path,
+                            path(),
                             "tool calls belong in assistant messages",
                         ));
                     }
@@ -99,13 +101,13 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                 Part::ToolResult { call_id, .. } => {
                     if msg.role == Role::Assistant || msg.role == Role::System {
                         return Err(Error::invalid_request(
-                            path,
+                            path(),
                             "tool results belong in tool (or user) messages",
                         ));
                     }
                     if !calls.contains(call_id.as_str()) {
                         return Err(Error::invalid_request(
-                            format!("{path}.callId"),
+                            format!("{}.callId", path()),
                             format!("tool result answers unknown call id {call_id:?}"),
                         ));
                     }
@@ -116,7 +118,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                     ..
                 } => {
                     return Err(Error::invalid_request(
-                        path,
+                        path(),
                         "an image needs a url or base64 data",
                     ));
                 }
@@ -126,7 +128,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                     ..
                 } => {
                     return Err(Error::invalid_request(
-                        format!("{path}.mediaType"),
+                        format!("{}.mediaType", path()),
                         "base64 image data needs a mediaType",
                     ));
                 }

@@ -102,12 +102,17 @@ fn a_truncated_stream_is_an_early_end_with_the_partial_response() {
 
 #[wasm_bindgen_test]
 fn requests_encode_and_errors_decode_in_wasm() {
-    let out = json(&encode_request(
+    let encoded = encode_request(
         r#"{"provider":"anthropic","apiKey":"sk-test","model":"claude"}"#,
         r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}],"maxTokens":5}"#,
         true,
-    ));
-    assert_eq!(out["ok"]["url"], "https://api.anthropic.com/v1/messages");
+    );
+    let (head, body) = encoded.split_once('\0').unwrap();
+    assert_eq!(
+        json(head)["ok"]["url"],
+        "https://api.anthropic.com/v1/messages"
+    );
+    assert_eq!(json(body)["max_tokens"], 5);
     let err = json(&decode_http_error(
         "openai",
         429,

@@ -434,9 +434,14 @@ class Run {
     await ready();
     if (this.given || this.http) return;
     const { signal, ...plain } = this.request ?? {};
-    const out = parse(call(() => wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming)));
+    // `{"ok":{url, headers}}`, a NUL and the body (not escaped into the
+    // JSON); or `{"error"}`.
+    const text = call(() => wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming));
+    const cut = text.indexOf("\0");
+    const out = parse(cut < 0 ? text : text.slice(0, cut));
     if (out.error) throw makeError(out.error, this.key);
     this.http = out.ok;
+    this.http.body = text.slice(cut + 1);
   }
 
   error(name, code, message, extra, cause) {
