@@ -20,7 +20,7 @@ use crate::accumulate::{provider_data, Delta};
 use crate::providers::scan::{Reader, Seen};
 use crate::providers::FrameFailure;
 
-use crate::types::{FinishReason, Usage};
+use crate::types::{FinishReason, ProviderData, Usage};
 
 pub mod error;
 pub mod request;
@@ -418,29 +418,14 @@ impl Turn {
         );
         for part in &frame.parts {
             if let Some(call) = &part.function_call {
-                let data = part.thought_signature.as_deref().map(|sig| {
-                    provider_data(NAME, "thoughtSignature", Value::String(sig.to_string()))
-                });
-                let id = self.call_id(call.id.as_deref(), &call.name);
-                let slot = self.next_slot;
-                self.next_slot += 1;
-                out.push(Delta::ToolStart {
-                    slot,
-                    id: Some(id),
-                    name: Some(call.name.to_string()),
-                    data,
-                });
-                out.push(Delta::ToolArgsWhole {
-                    slot,
-                    arguments: call.args.unwrap_or("{}").to_string(),
-                });
-                out.push(Delta::ToolEnd { slot });
+                let data = part
+                    .thought_signature
+                    .as_deref()
+                    .map(|sig| signature_data(sig.to_string()));
+                let slot = self.start_call(call.id.as_deref(), call.name.to_string(), data, out);
+                end_call(slot, call.args.unwrap_or("{}").to_string(), out);
             } else if let Some(text) = &part.text {
-                if part.thought == Some(true) {
-                    out.push(Delta::Reasoning(text.to_string()));
-                } else {
-                    out.push(Delta::Text(text.to_string()));
-                }
+                out.push(text_delta(part.thought == Some(true), text.to_string()));
             }
         }
         // Repeated in every frame: parsed only when its text changes.
@@ -463,21 +448,16 @@ impl Turn {
             Some(Value::String(s)) => Some(s),
             _ => None,
         };
-        let sig_data = |sig: String| provider_data(NAME, "thoughtSignature", Value::String(sig));
         if let Some(Value::Object(call)) = part.remove("functionCall") {
-            return self.function_call(call, signature.map(sig_data), out);
+            return self.function_call(call, signature.map(signature_data), out);
         }
         let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
         if let Some(Value::String(text)) = part.remove("text") {
-            if thought {
-                out.push(Delta::Reasoning(text));
-            } else {
-                out.push(Delta::Text(text));
-            }
+            out.push(text_delta(thought, text));
             if let Some(sig) = signature {
                 out.push(Delta::PartData {
                     reasoning: thought,
-                    data: sig_data(sig),
+                    data: signature_data(sig),
                 });
             }
             return;
@@ -497,7 +477,7 @@ impl Turn {
     fn function_call(
         &mut self,
         mut call: Map<String, Value>,
-        data: Option<crate::types::ProviderData>,
+        data: Option<ProviderData>,
         out: &mut Vec<Delta>,
     ) {
         let will_continue = call.get("willContinue").and_then(Value::as_bool) == Some(true);
@@ -506,21 +486,7 @@ impl Turn {
             _ => None,
         };
         if let Some(name) = name {
-            if let Some(open) = self.streamed.take() {
-                out.push(Delta::ToolAbort {
-                    slot: open.slot,
-                    reason: "a new call started before this one was closed".into(),
-                });
-            }
-            let id = self.call_id(call.get("id").and_then(Value::as_str), &name);
-            let slot = self.next_slot;
-            self.next_slot += 1;
-            out.push(Delta::ToolStart {
-                slot,
-                id: Some(id),
-                name: Some(name),
-                data,
-            });
+            let slot = self.start_call(call.get("id").and_then(Value::as_str), name, data, out);
             let mut args = match call.remove("args") {
                 Some(a @ Value::Object(_)) => a,
                 _ => Value::Object(Map::new()),
@@ -535,11 +501,7 @@ impl Turn {
             if will_continue {
                 self.streamed = Some(StreamedCall { slot, args });
             } else {
-                out.push(Delta::ToolArgsWhole {
-                    slot,
-                    arguments: super::json_text(&args),
-                });
-                out.push(Delta::ToolEnd { slot });
+                end_call(slot, super::json_text(&args), out);
             }
             return;
         }
@@ -563,12 +525,55 @@ impl Turn {
         if will_continue {
             self.streamed = Some(open);
         } else {
-            out.push(Delta::ToolArgsWhole {
-                slot: open.slot,
-                arguments: super::json_text(&open.args),
-            });
-            out.push(Delta::ToolEnd { slot: open.slot });
+            end_call(open.slot, super::json_text(&open.args), out);
         }
+    }
+
+    /// Starts a call (aborting one still being streamed): its slot.
+    fn start_call(
+        &mut self,
+        wire_id: Option<&str>,
+        name: String,
+        data: Option<ProviderData>,
+        out: &mut Vec<Delta>,
+    ) -> usize {
+        if let Some(open) = self.streamed.take() {
+            out.push(Delta::ToolAbort {
+                slot: open.slot,
+                reason: "a new call started before this one was closed".into(),
+            });
+        }
+        let id = self.call_id(wire_id, &name);
+        let slot = self.next_slot;
+        self.next_slot += 1;
+        out.push(Delta::ToolStart {
+            slot,
+            id: Some(id),
+            name: Some(name),
+            data,
+        });
+        slot
+    }
+}
+
+/// Ends the call in `slot` with its whole arguments (JSON text written from
+/// an object, or checked canonical).
+fn end_call(slot: usize, arguments: String, out: &mut Vec<Delta>) {
+    out.push(Delta::ToolArgsWhole { slot, arguments });
+    out.push(Delta::ToolEnd { slot });
+}
+
+/// A part's `thoughtSignature`, kept to replay it.
+fn signature_data(sig: String) -> ProviderData {
+    provider_data(NAME, "thoughtSignature", Value::String(sig))
+}
+
+/// Text, or reasoning when the part is a thought.
+fn text_delta(thought: bool, text: String) -> Delta {
+    if thought {
+        Delta::Reasoning(text)
+    } else {
+        Delta::Text(text)
     }
 }
 
