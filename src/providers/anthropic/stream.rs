@@ -71,14 +71,12 @@ fn quick_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
                 }
                 Some(())
             })?;
-            let dkind = dkind?;
-            let value = match &*dkind {
-                "text_delta" => text,
-                "thinking_delta" => thinking,
-                "input_json_delta" => json,
-                _ => None,
-            };
-            delta = Some((dkind, value?));
+            delta = Some(match &*dkind? {
+                "text_delta" => ("text_delta", text?),
+                "thinking_delta" => ("thinking_delta", thinking?),
+                "input_json_delta" => ("input_json_delta", json?),
+                _ => return None,
+            });
             Some(())
         }
         "type" | "index" | "delta" => None,
@@ -88,11 +86,6 @@ fn quick_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
         return None;
     }
     let (dkind, value) = delta?;
-    let dkind = match &*dkind {
-        "text_delta" => "text_delta",
-        "thinking_delta" => "thinking_delta",
-        _ => "input_json_delta",
-    };
     Some((index?, dkind, value))
 }
 
