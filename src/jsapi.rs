@@ -239,10 +239,10 @@ fn push_decimal(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(digits.get(at..).unwrap_or_default());
 }
 
-/// Moves `s` to the end of `strs`, recording its UTF-16 length.
-fn push_str(s: String, strs: &mut String, lens: &mut Vec<usize>) {
-    lens.push(utf16_len(&s));
-    strs.push_str(&s);
+/// Appends `s` to `strs`, recording its UTF-16 length.
+fn push_str(s: &str, strs: &mut String, lens: &mut Vec<usize>) {
+    lens.push(utf16_len(s));
+    strs.push_str(s);
 }
 
 /// Writes `ev` as JSON with its strings moved out (see [`JsonDecoder::feed`]
@@ -260,23 +260,22 @@ fn write_event(
     let mut args_from_events = false;
     let mark = (out.len(), strs.len(), lens.len());
     let raw = ev.take_raw();
-    lens.push(utf16_len(&raw));
-    strs.push_str(&raw);
+    push_str(&raw, strs, lens);
     let written = match ev {
         // The common events are one digit: JS builds the object (it is
         // `{"type":"text"|"reasoning","text":..,"raw":..}`).
         StreamEvent::Text { text, .. } => {
-            push_str(text, strs, lens);
+            push_str(&text, strs, lens);
             out.push(b'0');
             Ok(())
         }
         StreamEvent::Reasoning { text, .. } => {
-            push_str(text, strs, lens);
+            push_str(&text, strs, lens);
             out.push(b'1');
             Ok(())
         }
         StreamEvent::ToolCall { mut call, raw } => {
-            push_str(std::mem::take(&mut call.arguments), strs, lens);
+            push_str(&std::mem::take(&mut call.arguments), strs, lens);
             let written = serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw });
             // Counted only once written: JS counts the ones it reads.
             *calls_sent += usize::from(written.is_ok());
@@ -295,12 +294,12 @@ fn write_event(
             for part in parts {
                 match part {
                     Part::Text { text, .. } | Part::Reasoning { text, .. } => {
-                        push_str(std::mem::take(text), strs, lens);
+                        push_str(&std::mem::take(text), strs, lens);
                     }
                     Part::ToolCall { arguments, .. } => {
                         let arguments = std::mem::take(arguments);
                         if !args_from_events {
-                            push_str(arguments, strs, lens);
+                            push_str(&arguments, strs, lens);
                         }
                     }
                     _ => {}
@@ -322,8 +321,7 @@ fn write_event(
         out.truncate(mark.0);
         strs.truncate(mark.1);
         lens.truncate(mark.2);
-        lens.push(utf16_len(&raw));
-        strs.push_str(&raw);
+        push_str(&raw, strs, lens);
         out.extend_from_slice(
             br#"{"type":"warning","code":"unserialisable_event","message":"an event could not be written as JSON","raw":""}"#,
         );
@@ -466,8 +464,9 @@ impl JsonDecoder {
     fn seal(mut out: Vec<u8>, strs: &str) -> String {
         out.push(b'}');
         out.push(0);
-        // The JSON is serde_json's output and ASCII: UTF-8, and usually
-        // small (the strings, most of the bytes, are already `str`).
+        // The JSON part is serde_json's output and ASCII punctuation, so
+        // UTF-8; usually small (the strings, most of the bytes, are
+        // already `str`), so only it is checked.
         let mut text = String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         text.reserve_exact(strs.len());

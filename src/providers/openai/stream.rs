@@ -135,15 +135,16 @@ impl Decoder {
     /// False, with nothing done, otherwise.
     fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
         let mark = out.len();
-        let read = self.quick_chunk(data, out);
+        let read = self.quick_chunk(data, mark, out);
         if read.is_none() {
             out.truncate(mark);
         }
         read.is_some()
     }
 
-    fn quick_chunk(&self, data: &str, out: &mut Vec<Delta>) -> Option<()> {
-        let mark = out.len();
+    /// Reads the chunk, pushing its deltas after `mark` (the text, found
+    /// in any key order, goes first as on the general path).
+    fn quick_chunk(&self, data: &str, mark: usize, out: &mut Vec<Delta>) -> Option<()> {
         let mut r = Reader::new(data);
         let mut text = None;
         let mut seen = Seen::default();

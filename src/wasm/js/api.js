@@ -180,7 +180,6 @@ function completeResponse(r) {
  * Text and reasoning events come as 0 and 1 and are built here.
  */
 function decoded(text, sent) {
-  if (text === "") return NOTHING;
   const cut = text.indexOf("\0");
   const out = JSON.parse(text.slice(0, cut));
   const lens = out.lens;
@@ -217,7 +216,7 @@ function decoded(text, sent) {
   return out;
 }
 
-/** The result of a chunk that completed no event (the decoder says ""). */
+/** The result of a chunk that completed no event (`feedInput` returned 0). */
 const NOTHING = Object.freeze({ events: Object.freeze([]) });
 
 /** The module's memory as bytes (a new view after the memory grows). */
