@@ -6,36 +6,56 @@
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
+use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
-use crate::types::{
-    FinishReason, IncompleteToolCall, Message, Part, Request, Response, StreamEvent, Tool,
-    ToolCall, Usage,
-};
+use crate::types::{FinishReason, IncompleteToolCall, Message, Part, Response, StreamEvent, Usage};
 use crate::validate::{validate_request, validate_tool, validate_tool_call};
 
 /// The client options the JS shell passes to [`encode`].
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default)]
 struct ConfigInput {
     provider: String,
-    #[serde(default)]
     api_key: Option<String>,
-    #[serde(default, rename = "baseURL")]
     base_url: Option<String>,
-    #[serde(default)]
     model: Option<String>,
-    #[serde(default)]
-    headers: Option<serde_json::Map<String, Value>>,
-    #[serde(default)]
+    headers: Vec<(String, String)>,
     browser: bool,
-    #[serde(default)]
     include_usage: bool,
+}
+
+impl ConfigInput {
+    fn read(v: Value, at: &At) -> Result<Self, ReadError> {
+        let mut c = ConfigInput::default();
+        let mut provider = None;
+        for (k, v) in read::object(v, at)? {
+            let at = &At::Key(at, &k);
+            match k.as_str() {
+                "provider" => provider = Some(read::string(v, at)?),
+                "apiKey" => c.api_key = read::opt_string(v, at)?,
+                "baseURL" => c.base_url = read::opt_string(v, at)?,
+                "model" => c.model = read::opt_string(v, at)?,
+                // Only string values: the JS shell has already refused others.
+                "headers" => {
+                    for (name, value) in read::opt_object(v, at)?.unwrap_or_default() {
+                        if let Value::String(value) = value {
+                            c.headers.push((name, value));
+                        }
+                    }
+                }
+                "browser" => c.browser = read::boolean(v, at)?,
+                "includeUsage" => c.include_usage = read::boolean(v, at)?,
+                _ => {}
+            }
+        }
+        c.provider = read::required(provider, at, "provider")?;
+        Ok(c)
+    }
 }
 
 fn provider_named(name: &str) -> Result<Provider, Error> {
@@ -66,8 +86,25 @@ fn ok_json(value: &impl serde::Serialize, key: &str) -> String {
     }
 }
 
-fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T, Error> {
-    serde_json::from_str(json).map_err(|e| Error::invalid_request(what, e.to_string()))
+/// Parses `json` and reads it with `read` (from `src/read.rs`). An error
+/// names the field, under `prefix` (`tool.name`, or `messages[0].role`
+/// with no prefix, as validation names them), or else `what` itself.
+fn parse<T>(
+    json: &str,
+    what: &str,
+    prefix: &str,
+    read: fn(Value, &At) -> Result<T, ReadError>,
+) -> Result<T, Error> {
+    let value: Value =
+        serde_json::from_str(json).map_err(|e| Error::invalid_request(what, e.to_string()))?;
+    read(value, &At::Root(prefix)).map_err(|e| {
+        let path = if e.path.is_empty() {
+            what.to_string()
+        } else {
+            e.path
+        };
+        Error::invalid_request(path, e.message)
+    })
 }
 
 /// Encodes a request: `{"ok": {"url", "headers": [[k, v]]}}`, a NUL and
@@ -75,21 +112,17 @@ fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T, Error> 
 pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
     let mut label = "unknown";
     let result = (|| {
-        let input: ConfigInput = parse(config_json, "options")?;
+        let input = parse(config_json, "options", "", ConfigInput::read)?;
         label = provider_label(&input.provider);
         let provider = provider_named(&input.provider)?;
-        let request: Request = parse(request_json, "request")?;
+        let request = parse(request_json, "request", "", read::request)?;
         let mut config = ClientConfig::new(provider);
         config.api_key = input.api_key.filter(|k| !k.is_empty());
         config.base_url = input.base_url;
         config.model = input.model;
         config.browser = input.browser;
         config.include_usage = input.include_usage;
-        for (k, v) in input.headers.unwrap_or_default() {
-            if let Value::String(v) = v {
-                config.headers.push((k, v));
-            }
-        }
+        config.headers = input.headers;
         encode_request(&config, &request, stream)
     })();
     match result {
@@ -127,7 +160,8 @@ pub fn response(provider: &str, body: &str) -> String {
 /// is `[[name, value], ...]`.
 pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -> String {
     let label = provider_label(provider);
-    let headers: Vec<(String, String)> = serde_json::from_str(headers_json).unwrap_or_default();
+    let headers =
+        serde_json::from_str(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
     let e = match provider_named(provider) {
         Ok(p) => decode_error(p, status, &headers, body),
         Err(e) => e,
@@ -139,9 +173,10 @@ pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -
 /// `{"error": ...}`.
 pub fn validate(kind: &str, json: &str) -> String {
     let result = match kind {
-        "tool" => parse::<Tool>(json, "tool").and_then(|t| validate_tool(&t)),
-        "toolCall" => parse::<ToolCall>(json, "toolCall").and_then(|c| validate_tool_call(&c)),
-        "request" => parse::<Request>(json, "request").and_then(|r| validate_request(&r)),
+        "tool" => parse(json, "tool", "tool", read::tool).and_then(|t| validate_tool(&t)),
+        "toolCall" => parse(json, "toolCall", "toolCall", read::tool_call)
+            .and_then(|c| validate_tool_call(&c)),
+        "request" => parse(json, "request", "", read::request).and_then(|r| validate_request(&r)),
         other => Err(Error::invalid_request(
             "",
             format!("nothing to validate as {other:?}"),
@@ -584,8 +619,18 @@ mod tests {
             r#"{"messages":[{"role":"robot"}]}"#,
             false,
         ));
-        assert_eq!(err["error"]["path"], "request");
+        assert_eq!(err["error"]["path"], "messages[0].role");
+        assert!(err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(r#"unknown role "robot""#));
         assert_eq!(err["error"]["provider"], "openai");
+        let err = v(&encode(r#"{"provider":"openai"}"#, "[]", false));
+        assert_eq!(err["error"]["path"], "request");
+        assert_eq!(
+            err["error"]["message"],
+            "invalid request: request: expected an object, got an array"
+        );
     }
 
     /// A decoder result with its strings put back, as the JS shell does,

@@ -19,6 +19,7 @@ pub mod types;
 pub mod validate;
 
 mod accumulate;
+mod read;
 mod stream;
 
 #[cfg(target_arch = "wasm32")]

@@ -28,6 +28,7 @@ pub enum Role {
 
 /// One message of a conversation: a role and its ordered parts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Value")]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -104,11 +105,11 @@ pub type ProviderData = Map<String, Value>;
 
 /// One piece of a message.
 ///
-/// Deserialised through [`PartFields`] (one flat struct rather than serde's
-/// buffering of internally tagged enums): smaller wasm, and an error that
-/// names the missing field.
+/// Read by hand from a JSON value, like the other input types (see
+/// `src/read.rs`): smaller wasm than serde's derive, and an error that
+/// names the field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "PartFields")]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "Value")]
 pub enum Part {
     /// Text.
     Text {
@@ -210,86 +211,9 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Every field any part may have: what a [`Part`] is read from.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[doc(hidden)]
-pub struct PartFields {
-    #[serde(rename = "type")]
-    kind: String,
-    text: Option<String>,
-    url: Option<String>,
-    data: Option<Value>,
-    media_type: Option<String>,
-    id: Option<String>,
-    name: Option<String>,
-    arguments: Option<String>,
-    call_id: Option<String>,
-    content: Option<String>,
-    #[serde(default)]
-    is_error: bool,
-    signature: Option<String>,
-    redacted: Option<String>,
-    provider: Option<String>,
-    provider_data: Option<ProviderData>,
-}
-
-impl TryFrom<PartFields> for Part {
-    type Error = String;
-
-    fn try_from(f: PartFields) -> Result<Self, String> {
-        let kind = f.kind;
-        let need = |v: Option<String>, field: &str| {
-            v.ok_or_else(|| format!("a {kind} part needs `{field}`"))
-        };
-        Ok(match kind.as_str() {
-            "text" => Part::Text {
-                text: need(f.text, "text")?,
-                provider_data: f.provider_data,
-            },
-            "image" => Part::Image {
-                url: f.url,
-                data: match f.data {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s),
-                    Some(_) => return Err("an image part's `data` must be base64 text".into()),
-                },
-                media_type: f.media_type,
-                provider_data: f.provider_data,
-            },
-            "tool_call" => Part::ToolCall {
-                id: need(f.id, "id")?,
-                name: need(f.name, "name")?,
-                arguments: need(f.arguments, "arguments")?,
-                provider_data: f.provider_data,
-            },
-            "tool_result" => Part::ToolResult {
-                call_id: need(f.call_id, "callId")?,
-                content: need(f.content, "content")?,
-                is_error: f.is_error,
-                provider_data: f.provider_data,
-            },
-            "reasoning" => Part::Reasoning {
-                text: f.text.unwrap_or_default(),
-                signature: f.signature,
-                redacted: f.redacted,
-                provider_data: f.provider_data,
-            },
-            "provider" => Part::Provider {
-                provider: need(f.provider, "provider")?,
-                data: f.data.unwrap_or(Value::Null),
-            },
-            other => {
-                return Err(format!(
-                    "unknown part type {other:?}: use text, image, tool_call, tool_result, reasoning or provider"
-                ))
-            }
-        })
-    }
-}
-
 /// A tool the model may call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Value")]
 pub struct Tool {
     /// The name the model calls it by. Must not be empty.
     pub name: String,
@@ -303,6 +227,7 @@ pub struct Tool {
 
 /// A complete call of a client tool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Value")]
 pub struct ToolCall {
     /// The call id, to answer with [`crate::tool_result_message`].
     pub id: String,
@@ -400,7 +325,7 @@ pub enum NamedToolTag {
 
 /// One request to a chat model.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Request {
     /// The model; required unless the client has a default.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -190,9 +190,12 @@ impl<'a> Scan<'a> {
         }
         // Parsed and written by serde_json itself, so both agree with the
         // general path (its float parsing is not always Rust's `parse`).
+        // As a `Value`, not an `f64`: a typed parse would link serde's
+        // type-error formatting (with `f64` Display) into the wasm.
         let parsed = std::str::from_utf8(text)
             .ok()
-            .and_then(|t| serde_json::from_str::<f64>(t).ok());
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .and_then(|v| v.as_f64());
         let mut buf = [0u8; 40];
         let mut rest = &mut buf[..];
         let Some(x) = parsed else {

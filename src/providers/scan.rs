@@ -298,9 +298,10 @@ impl<'a> Reader<'a> {
         let (len, float) = number(self.text.as_bytes().get(self.at..)?)?;
         let text = self.text.get(self.at..self.at + len)?;
         // serde_json rejects a number out of f64's range (`1e400`, 310
-        // digits): so does the reader, asking serde_json itself. Short
-        // integers (the common case) are always in range.
-        if (float || len > 18) && serde_json::from_str::<f64>(text).is_err() {
+        // digits): so does the reader, asking serde_json itself (for a
+        // `Value`, as everywhere else in the wasm). Short integers (the
+        // common case) are always in range.
+        if (float || len > 18) && serde_json::from_str::<serde_json::Value>(text).is_err() {
             return None;
         }
         self.at += len;

@@ -69,13 +69,16 @@ impl Decoder {
         if self.meta_seen && crate::providers::fast_paths() && self.quick(data, out) {
             return Ok(());
         }
+        // Read as a `Value`: a typed `Map` would link serde's type-error
+        // formatting into the wasm for this one message.
         let chunk: Map<String, Value> = match serde_json::from_str(data) {
-            Ok(c) => c,
-            Err(e) => {
+            Ok(Value::Object(c)) => c,
+            parsed => {
+                let why = parsed.map_or_else(|e| e.to_string(), |_| "not an object".into());
                 // Proxies re-wrap keep-alive comments as `data: : ...`.
                 out.push(Delta::Warning {
                     code: "non_json_data",
-                    message: format!("skipped a data line that is not a JSON chunk: {e}"),
+                    message: format!("skipped a data line that is not a JSON chunk: {why}"),
                 });
                 return Ok(());
             }

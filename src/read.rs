@@ -1,0 +1,499 @@
+//! Reading the model's input types ([`Request`], [`Message`], [`Part`],
+//! [`Tool`], [`ToolCall`]) out of a parsed JSON [`Value`], by hand.
+//!
+//! serde's derived `Deserialize` would monomorphise a visitor per type and
+//! per deserializer, with its error formatting: about a tenth of the wasm.
+//! Parsing into a `Value` (which the response side needs anyway) and then
+//! reading it here costs a few kilobytes, and an error names the exact
+//! field: `messages[2].parts[0].callId: expected a string, got a number`.
+//!
+//! The rules are serde's for these types, with one leniency: an explicit
+//! `null` reads as an absent field everywhere (JavaScript's
+//! `JSON.stringify` writes `null` for `NaN` and for `undefined` in arrays).
+//! Unknown fields are ignored.
+
+use serde_json::{Map, Value};
+
+use crate::types::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
+
+/// What was wrong, and where: `path` is empty for the value itself.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ReadError {
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
+
+impl ReadError {
+    /// `path: message` (or the message alone at the root), for the
+    /// `TryFrom<Value>` impls that serde's `try_from` uses.
+    pub(crate) fn into_message(self) -> String {
+        if self.path.is_empty() {
+            self.message
+        } else {
+            format!("{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Where a value sits, as a chain to the root; written out only for an
+/// error.
+#[derive(Clone, Copy)]
+pub(crate) enum At<'a> {
+    /// The value read, under a name (`"tool"`) or none (`""`).
+    Root(&'a str),
+    /// A field of an object.
+    Key(&'a At<'a>, &'a str),
+    /// An element of an array.
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn path(&self) -> String {
+        match self {
+            At::Root(name) => (*name).to_string(),
+            At::Key(parent, key) => {
+                let mut p = parent.path();
+                if !p.is_empty() {
+                    p.push('.');
+                }
+                p.push_str(key);
+                p
+            }
+            At::Index(parent, i) => format!("{}[{i}]", parent.path()),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> ReadError {
+        ReadError {
+            path: self.path(),
+            message: message.into(),
+        }
+    }
+
+    fn wrong(&self, want: &str, got: &Value) -> ReadError {
+        let got = match got {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        };
+        self.error(format!("expected {want}, got {got}"))
+    }
+}
+
+type Read<T> = Result<T, ReadError>;
+
+/// The fields of an object, or an error; `null` is not an object here.
+pub(crate) fn object(v: Value, at: &At) -> Read<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Ok(m),
+        other => Err(at.wrong("an object", &other)),
+    }
+}
+
+/// An optional field: `None` for `null`.
+fn present(v: Value) -> Option<Value> {
+    (!v.is_null()).then_some(v)
+}
+
+pub(crate) fn string(v: Value, at: &At) -> Read<String> {
+    match v {
+        Value::String(s) => Ok(s),
+        other => Err(at.wrong("a string", &other)),
+    }
+}
+
+pub(crate) fn opt_string(v: Value, at: &At) -> Read<Option<String>> {
+    present(v).map(|v| string(v, at)).transpose()
+}
+
+pub(crate) fn boolean(v: Value, at: &At) -> Read<bool> {
+    match v {
+        Value::Bool(b) => Ok(b),
+        Value::Null => Ok(false),
+        other => Err(at.wrong("true or false", &other)),
+    }
+}
+
+pub(crate) fn opt_object(v: Value, at: &At) -> Read<Option<Map<String, Value>>> {
+    present(v).map(|v| object(v, at)).transpose()
+}
+
+/// An array's elements, each read by `item` at its index; `null` is empty.
+fn array<T>(v: Value, at: &At, item: impl Fn(Value, &At) -> Read<T>) -> Read<Vec<T>> {
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(a) => a
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| item(v, &At::Index(at, i)))
+            .collect(),
+        other => Err(at.wrong("an array", &other)),
+    }
+}
+
+fn number(v: Value, at: &At) -> Read<Option<f64>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => Ok(n.as_f64()),
+        other => Err(at.wrong("a number", &other)),
+    }
+}
+
+fn opt_u32(v: Value, at: &At) -> Read<Option<u32>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => match n.as_u64().map(u32::try_from) {
+            Some(Ok(n)) => Ok(Some(n)),
+            _ => Err(at.error(format!(
+                "expected a whole number from 0 to {}, got {n}",
+                u32::MAX
+            ))),
+        },
+        other => Err(at.wrong("a whole number", &other)),
+    }
+}
+
+pub(crate) fn required<T>(v: Option<T>, at: &At, field: &str) -> Read<T> {
+    v.ok_or_else(|| at.error(format!("missing field `{field}`")))
+}
+
+/// A [`Request`]; `at` names the root (`At::Root("")` for paths like
+/// `messages[0].role`).
+pub(crate) fn request(v: Value, at: &At) -> Read<Request> {
+    let mut r = Request::default();
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "model" => r.model = opt_string(v, at)?,
+            "system" => r.system = opt_string(v, at)?,
+            "messages" => r.messages = array(v, at, message)?,
+            "tools" => r.tools = array(v, at, tool)?,
+            "toolChoice" => {
+                r.tool_choice = present(v)
+                    .map(|v| ToolChoice::try_from(v).map_err(|m| at.error(m)))
+                    .transpose()?;
+            }
+            "maxTokens" => r.max_tokens = opt_u32(v, at)?,
+            "temperature" => r.temperature = number(v, at)?,
+            "topP" => r.top_p = number(v, at)?,
+            "stop" => r.stop = array(v, at, string)?,
+            "providerOptions" => r.provider_options = opt_object(v, at)?,
+            _ => {}
+        }
+    }
+    Ok(r)
+}
+
+/// A [`Message`].
+pub(crate) fn message(v: Value, at: &At) -> Read<Message> {
+    let mut role = None;
+    let mut parts = Vec::new();
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "role" => role = Some(self::role(v, at)?),
+            "parts" => parts = array(v, at, part)?,
+            _ => {}
+        }
+    }
+    Ok(Message {
+        role: required(role, at, "role")?,
+        parts,
+    })
+}
+
+fn role(v: Value, at: &At) -> Read<Role> {
+    let name = string(v, at)?;
+    Ok(match name.as_str() {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => {
+            return Err(at.error(format!(
+                "unknown role {other:?}: use system, user, assistant or tool"
+            )))
+        }
+    })
+}
+
+/// A [`Part`], by its `type`.
+pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
+    let mut kind = None;
+    let mut text = None;
+    let mut url = None;
+    let mut data = None;
+    let mut media_type = None;
+    let mut id = None;
+    let mut name = None;
+    let mut arguments = None;
+    let mut call_id = None;
+    let mut content = None;
+    let mut is_error = false;
+    let mut signature = None;
+    let mut redacted = None;
+    let mut provider = None;
+    let mut provider_data = None;
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "type" => kind = Some(string(v, at)?),
+            "text" => text = opt_string(v, at)?,
+            "url" => url = opt_string(v, at)?,
+            "data" => data = present(v),
+            "mediaType" => media_type = opt_string(v, at)?,
+            "id" => id = opt_string(v, at)?,
+            "name" => name = opt_string(v, at)?,
+            "arguments" => arguments = opt_string(v, at)?,
+            "callId" => call_id = opt_string(v, at)?,
+            "content" => content = opt_string(v, at)?,
+            "isError" => is_error = boolean(v, at)?,
+            "signature" => signature = opt_string(v, at)?,
+            "redacted" => redacted = opt_string(v, at)?,
+            "provider" => provider = opt_string(v, at)?,
+            "providerData" => provider_data = opt_object(v, at)?,
+            _ => {}
+        }
+    }
+    let kind = required(kind, at, "type")?;
+    let need = |v: Option<String>, field: &str| {
+        v.ok_or_else(|| at.error(format!("a {kind} part needs `{field}`")))
+    };
+    Ok(match kind.as_str() {
+        "text" => Part::Text {
+            text: need(text, "text")?,
+            provider_data,
+        },
+        "image" => Part::Image {
+            url,
+            data: match data {
+                None => None,
+                Some(Value::String(s)) => Some(s),
+                Some(other) => return Err(At::Key(at, "data").wrong("base64 text", &other)),
+            },
+            media_type,
+            provider_data,
+        },
+        "tool_call" => Part::ToolCall {
+            id: need(id, "id")?,
+            name: need(name, "name")?,
+            arguments: need(arguments, "arguments")?,
+            provider_data,
+        },
+        "tool_result" => Part::ToolResult {
+            call_id: need(call_id, "callId")?,
+            content: need(content, "content")?,
+            is_error,
+            provider_data,
+        },
+        "reasoning" => Part::Reasoning {
+            text: text.unwrap_or_default(),
+            signature,
+            redacted,
+            provider_data,
+        },
+        "provider" => Part::Provider {
+            provider: need(provider, "provider")?,
+            data: data.unwrap_or(Value::Null),
+        },
+        other => {
+            return Err(At::Key(at, "type").error(format!(
+                "unknown part type {other:?}: use text, image, tool_call, tool_result, reasoning or provider"
+            )))
+        }
+    })
+}
+
+/// A [`Tool`].
+pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
+    let mut name = None;
+    let mut description = None;
+    let mut parameters = None;
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "name" => name = Some(string(v, at)?),
+            "description" => description = opt_string(v, at)?,
+            "parameters" => parameters = present(v),
+            _ => {}
+        }
+    }
+    Ok(Tool {
+        name: required(name, at, "name")?,
+        description,
+        parameters,
+    })
+}
+
+/// A [`ToolCall`].
+pub(crate) fn tool_call(v: Value, at: &At) -> Read<ToolCall> {
+    let (mut id, mut name, mut arguments) = (None, None, None);
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "id" => id = Some(string(v, at)?),
+            "name" => name = Some(string(v, at)?),
+            "arguments" => arguments = Some(string(v, at)?),
+            _ => {}
+        }
+    }
+    Ok(ToolCall {
+        id: required(id, at, "id")?,
+        name: required(name, at, "name")?,
+        arguments: required(arguments, at, "arguments")?,
+    })
+}
+
+/// `[[name, value], ...]` pairs of strings (HTTP headers); anything else
+/// in the list is skipped.
+pub(crate) fn string_pairs(v: Value) -> Vec<(String, String)> {
+    let Value::Array(items) = v else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            Value::Array(pair) => {
+                let mut pair = pair.into_iter();
+                match (pair.next(), pair.next(), pair.next()) {
+                    (Some(Value::String(k)), Some(Value::String(v)), None) => Some((k, v)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `TryFrom<Value>` for the types serde reads through [`Value`]
+/// (`#[serde(try_from = "Value")]`).
+macro_rules! from_value {
+    ($($ty:ty => $read:ident),* $(,)?) => {$(
+        impl TryFrom<Value> for $ty {
+            type Error = String;
+
+            fn try_from(v: Value) -> Result<Self, String> {
+                $read(v, &At::Root("")).map_err(ReadError::into_message)
+            }
+        }
+    )*};
+}
+
+from_value!(
+    Request => request,
+    Message => message,
+    Part => part,
+    Tool => tool,
+    ToolCall => tool_call,
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(r: Read<impl std::fmt::Debug>) -> (String, String) {
+        let e = r.unwrap_err();
+        (e.path, e.message)
+    }
+
+    #[test]
+    fn errors_name_the_exact_field() {
+        let bad = json!({"messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+            {"role": "tool", "parts": [{"type": "tool_result", "callId": 7, "content": "x"}]}]});
+        assert_eq!(
+            err(request(bad, &At::Root(""))),
+            (
+                "messages[1].parts[0].callId".into(),
+                "expected a string, got a number".into()
+            )
+        );
+        let (path, message) = err(request(json!({"messages": [{"parts": []}]}), &At::Root("")));
+        assert_eq!(
+            (path.as_str(), message.as_str()),
+            ("messages[0]", "missing field `role`")
+        );
+        let (path, message) = err(tool(json!({"name": 1}), &At::Root("tool")));
+        assert_eq!(
+            (path.as_str(), message.as_str()),
+            ("tool.name", "expected a string, got a number")
+        );
+        let (path, _) = err(request(json!([]), &At::Root("request")));
+        assert_eq!(path, "request");
+        let (path, message) = err(request(json!({"maxTokens": 1.5}), &At::Root("")));
+        assert_eq!(path, "maxTokens");
+        assert!(message.contains("whole number"), "{message}");
+        assert!(request(json!({"maxTokens": 5_000_000_000u64}), &At::Root("")).is_err());
+        let (path, message) = err(part(
+            json!({"type": "tool_call", "id": "c", "name": "f"}),
+            &At::Root(""),
+        ));
+        assert_eq!(
+            (path.as_str(), message.as_str()),
+            ("", "a tool_call part needs `arguments`")
+        );
+        let (path, message) = err(part(json!({"type": "video"}), &At::Root("")));
+        assert_eq!(path, "type");
+        assert!(message.contains("unknown part type \"video\""), "{message}");
+        let (path, _) = err(part(json!({"type": "image", "data": 5}), &At::Root("p")));
+        assert_eq!(path, "p.data");
+    }
+
+    #[test]
+    fn every_field_is_read_and_null_is_absent() {
+        let r = request(
+            json!({"model": "m", "system": "s", "maxTokens": 10, "temperature": 0.5, "topP": null,
+                "stop": ["x"], "toolChoice": "auto", "providerOptions": {"a": 1}, "unknown": [1],
+                "tools": [{"name": "f", "description": null, "parameters": {"type": "object"}}],
+                "messages": [{"role": "assistant", "parts": [
+                    {"type": "reasoning", "text": "t", "signature": "sig", "redacted": null},
+                    {"type": "tool_call", "id": "c", "name": "f", "arguments": "{}", "providerData": {"gemini": {}}},
+                    {"type": "image", "url": "https://x", "mediaType": "image/png"},
+                    {"type": "provider", "provider": "anthropic", "data": {"k": 1}}]},
+                    {"role": "tool", "parts": [{"type": "tool_result", "callId": "c", "content": "1", "isError": true}]}]}),
+            &At::Root(""),
+        )
+        .unwrap();
+        let back = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            back,
+            json!({"model": "m", "system": "s", "maxTokens": 10, "temperature": 0.5,
+                "stop": ["x"], "toolChoice": "auto", "providerOptions": {"a": 1},
+                "tools": [{"name": "f", "parameters": {"type": "object"}}],
+                "messages": [{"role": "assistant", "parts": [
+                    {"type": "reasoning", "text": "t", "signature": "sig"},
+                    {"type": "tool_call", "id": "c", "name": "f", "arguments": "{}", "providerData": {"gemini": {}}},
+                    {"type": "image", "url": "https://x", "mediaType": "image/png"},
+                    {"type": "provider", "provider": "anthropic", "data": {"k": 1}}]},
+                    {"role": "tool", "parts": [{"type": "tool_result", "callId": "c", "content": "1", "isError": true}]}]})
+        );
+    }
+
+    #[test]
+    fn serde_reads_the_types_through_these_readers() {
+        let e = serde_json::from_str::<Message>(r#"{"role":"boss"}"#).unwrap_err();
+        assert!(e.to_string().contains("role: unknown role \"boss\""), "{e}");
+        let call: ToolCall =
+            serde_json::from_str(r#"{"id":"a","name":"b","arguments":"{}"}"#).unwrap();
+        assert_eq!(call.name, "b");
+    }
+
+    #[test]
+    fn header_pairs_keep_only_pairs_of_strings() {
+        assert_eq!(
+            string_pairs(json!([
+                ["a", "1"],
+                ["b"],
+                ["c", 2],
+                "d",
+                ["e", "5", "x"],
+                ["f", "6"]
+            ])),
+            vec![("a".into(), "1".into()), ("f".into(), "6".into())]
+        );
+        assert!(string_pairs(json!({"a": "1"})).is_empty());
+    }
+}
