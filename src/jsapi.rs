@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::providers::write::push_decimal;
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
@@ -256,24 +257,6 @@ fn utf16_len(s: &str) -> usize {
         .sum()
 }
 
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(digits.get(at..).unwrap_or_default());
-}
-
 /// Appends `s` to `strs`, recording its UTF-16 length.
 fn push_str(s: &str, strs: &mut String, lens: &mut Vec<usize>) {
     lens.push(utf16_len(s));
@@ -486,7 +469,7 @@ impl JsonDecoder {
             if i > 0 {
                 out.push(b',');
             }
-            push_decimal(out, *n);
+            push_decimal(out, *n as u64);
         }
         out.push(b']');
         if args_from_events {

@@ -18,7 +18,7 @@ use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiError, ApiErrorKind, Error};
 use crate::http::HttpRequest;
 use crate::sse::SseEvent;
-use crate::types::{Part, Raw, Request, Response, Role, Tool};
+use crate::types::{Message, Part, Raw, Request, Response, Role, Tool};
 use crate::validate::validate_request;
 
 pub mod anthropic;
@@ -27,6 +27,7 @@ pub mod gemini;
 pub mod openai;
 pub mod openaicompat;
 mod scan;
+pub(crate) mod write;
 
 /// Which wire format to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -124,7 +125,7 @@ impl fmt::Debug for ClientConfig {
 }
 
 /// What every encoder returns: URL, provider headers and the JSON body.
-pub(crate) type Encoded = (String, Vec<(String, String)>, Map<String, Value>);
+pub(crate) type Encoded = (String, Vec<(String, String)>, write::Out);
 
 /// What every encoder gets: the request, the model to use and whether to
 /// stream.
@@ -158,14 +159,22 @@ pub fn encode_request(
         stream,
         config,
     };
-    let (url, mut headers, mut body) = match provider {
+    let (url, mut headers, body) = match provider {
         Provider::OpenAi => openai::request::encode(&input, openai::Dialect::OPENAI)?,
         Provider::OpenAiCompat => openaicompat::request::encode(&input)?,
         Provider::Anthropic => anthropic::request::encode(&input)?,
         Provider::Gemini => gemini::request::encode(&input)?,
     };
+    let cannot = || Error::invalid_request("", "cannot encode the body");
+    let mut body = body.finish().ok_or_else(cannot)?;
     if let Some(options) = &request.provider_options {
-        deep_merge(&mut body, options);
+        // Rare, so the body is read back, merged and written again rather
+        // than built as a tree for every request.
+        let Ok(Value::Object(mut tree)) = serde_json::from_str(&body) else {
+            return Err(cannot());
+        };
+        deep_merge(&mut tree, options);
+        body = json_text(&Value::Object(tree));
     }
     headers.push(("content-type".into(), "application/json".into()));
     if stream {
@@ -176,8 +185,6 @@ pub fn encode_request(
         headers.retain(|(h, _)| *h != k);
         headers.push((k, v.clone()));
     }
-    let body = serde_json::to_string(&Value::Object(body))
-        .map_err(|e| Error::invalid_request("", format!("cannot encode the body: {e}")))?;
     Ok(HttpRequest {
         method: "POST",
         url,
@@ -276,16 +283,31 @@ pub(crate) fn image_source<'a>(
     }
 }
 
-/// A tool's `name`, `description` and parameters schema (under
-/// `schema_key`), as all three providers declare them.
-pub(crate) fn tool_declaration(tool: &Tool, schema_key: &str) -> Map<String, Value> {
-    let mut d = Map::new();
-    d.insert("name".into(), Value::from(tool.name.as_str()));
+/// Writes a tool's `name`, `description` and parameters schema (under
+/// `schema_key`, unless it is `None`), as all three providers declare them.
+pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Option<&str>) {
+    d.str("name", &tool.name);
     if let Some(desc) = &tool.description {
-        d.insert("description".into(), Value::from(desc.as_str()));
+        d.str("description", desc);
     }
-    d.insert(schema_key.into(), object_schema(tool.parameters.as_ref()));
-    d
+    let Some(key) = schema_key else {
+        return;
+    };
+    match &tool.parameters {
+        // The common case, which object_schema would return unchanged:
+        // written without a copy.
+        Some(p @ Value::Object(given))
+            if given.get("type").and_then(Value::as_str) == Some("object")
+                && given.get("required").map_or(true, |r| {
+                    r.as_array().is_some_and(|r| r.iter().all(Value::is_string))
+                }) =>
+        {
+            d.value(key, p);
+        }
+        other => {
+            d.value(key, &object_schema(other.as_ref()));
+        }
+    }
 }
 
 /// All system text of a request (its `system` and any system messages), or
@@ -302,20 +324,37 @@ pub(crate) struct Turns {
     /// The system prompt: `system` and every system message, joined.
     pub system: Option<String>,
     /// (wire role, encoded parts); consecutive turns of one role merged.
-    pub turns: Vec<(&'static str, Vec<Value>)>,
+    pub turns: Vec<(&'static str, Vec<Block>)>,
 }
 
-/// Groups messages into [`Turns`]. `encode` turns a part into the wire's
-/// part (`None` leaves it out; an error names the part's path);
-/// `finish_message` sees each message's parts before they are merged.
+/// One encoded part: its JSON text, and whether it must open a user turn
+/// (Anthropic's tool results).
+pub(crate) struct Block {
+    /// The part as a JSON object.
+    pub json: String,
+    /// Sorted to the front of a user turn.
+    pub lead: bool,
+}
+
+impl Block {
+    /// A block written by `write`, in no particular place.
+    pub(crate) fn new(write: impl FnOnce(&mut write::Obj)) -> Self {
+        Block {
+            json: write::object_text(write),
+            lead: false,
+        }
+    }
+}
+
+/// Groups messages into [`Turns`]. `encode` turns a part of a message into
+/// the wire's part (`None` leaves it out; an error names the part's path).
 pub(crate) fn group_turns(
     req: &Request,
     assistant_role: &'static str,
-    mut encode: impl FnMut(&Part, Role) -> Result<Option<Value>, String>,
-    mut finish_message: impl FnMut(Role, &mut Vec<Value>),
+    mut encode: impl FnMut(&Message, &Part) -> Result<Option<Block>, String>,
 ) -> Result<Turns, Error> {
     let mut system: Vec<String> = req.system.iter().cloned().collect();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Block>)> = Vec::new();
     for (m, msg) in req.messages.iter().enumerate() {
         let role = match msg.role {
             Role::System => {
@@ -327,11 +366,10 @@ pub(crate) fn group_turns(
         };
         let mut parts = Vec::new();
         for (p, part) in msg.parts.iter().enumerate() {
-            let encoded = encode(part, msg.role)
+            let encoded = encode(msg, part)
                 .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?;
             parts.extend(encoded);
         }
-        finish_message(msg.role, &mut parts);
         if parts.is_empty() {
             continue;
         }
@@ -344,6 +382,24 @@ pub(crate) fn group_turns(
         system: joined_system(system),
         turns,
     })
+}
+
+/// Writes `turns` as `[{"role": ..., <parts_key>: [...]}, ...]` under `key`.
+pub(crate) fn write_turns(
+    body: &mut write::Obj,
+    key: &str,
+    parts_key: &str,
+    turns: &[(&'static str, Vec<Block>)],
+) {
+    let mut list = body.array(key);
+    for (role, blocks) in turns {
+        let mut turn = list.object();
+        turn.str("role", role);
+        let mut parts = turn.array(parts_key);
+        for b in blocks {
+            parts.raw(&b.json);
+        }
+    }
 }
 
 /// Decodes a non-streaming response body. An error payload inside it (a 200

@@ -1,15 +1,17 @@
 //! [`Request`](crate::Request) to a Messages body.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
 #[cfg(test)]
 use crate::providers::object_schema;
+use crate::providers::write::Out;
 use crate::providers::{
-    group_turns, image_source, join_url, tool_declaration, EncodeInput, Encoded, ImageSource, Turns,
+    group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
+    Encoded, ImageSource, Turns,
 };
-use crate::types::{Part, Role, ToolChoice, ToolChoiceMode};
+use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Messages API.
 pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
@@ -34,68 +36,63 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     }
 
     // Consecutive turns of one role are merged.
-    let Turns { system, turns } = group_turns(req, "assistant", encode_part, |_, _| {})?;
-    let messages: Vec<Value> = turns
-        .into_iter()
-        .map(|(role, mut content)| {
-            if role == "user" {
-                // Tool results must open the user turn that answers the calls.
-                content
-                    .sort_by_key(|b| b.get("type").and_then(Value::as_str) != Some("tool_result"));
-            }
-            json!({"role": role, "content": content})
-        })
-        .collect();
+    let Turns { system, mut turns } = group_turns(req, "assistant", encode_part)?;
+    for (role, content) in &mut turns {
+        if *role == "user" {
+            // Tool results must open the user turn that answers the calls.
+            content.sort_by_key(|b| !b.lead);
+        }
+    }
 
-    let mut body = Map::new();
-    body.insert("model".into(), json!(input.model));
-    body.insert(
-        "max_tokens".into(),
-        json!(req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+    let mut out = Out::default();
+    let mut body = out.object();
+    body.str("model", input.model);
+    body.uint(
+        "max_tokens",
+        req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
     );
     if let Some(system) = system {
-        body.insert("system".into(), json!(system));
+        body.str("system", &system);
     }
-    body.insert("messages".into(), Value::Array(messages));
+    write_turns(&mut body, "messages", "content", &turns);
     if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| Value::Object(tool_declaration(t, "input_schema")))
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        let mut tools = body.array("tools");
+        for t in &req.tools {
+            tool_declaration(&mut tools.object(), t, Some("input_schema"));
+        }
     }
     if let Some(choice) = &req.tool_choice {
-        body.insert(
-            "tool_choice".into(),
-            match choice {
-                ToolChoice::Mode(ToolChoiceMode::Auto) => json!({"type": "auto"}),
-                ToolChoice::Mode(ToolChoiceMode::None) => json!({"type": "none"}),
-                ToolChoice::Mode(ToolChoiceMode::Required) => json!({"type": "any"}),
-                ToolChoice::Tool(t) => json!({"type": "tool", "name": t.name}),
-            },
-        );
+        let mut c = body.object("tool_choice");
+        match choice {
+            ToolChoice::Mode(ToolChoiceMode::Auto) => c.str("type", "auto"),
+            ToolChoice::Mode(ToolChoiceMode::None) => c.str("type", "none"),
+            ToolChoice::Mode(ToolChoiceMode::Required) => c.str("type", "any"),
+            ToolChoice::Tool(t) => c.str("type", "tool").str("name", &t.name),
+        };
     }
     if let Some(t) = req.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.float("temperature", t);
     }
     if let Some(p) = req.top_p {
-        body.insert("top_p".into(), json!(p));
+        body.float("top_p", p);
     }
     if !req.stop.is_empty() {
-        body.insert("stop_sequences".into(), json!(req.stop));
+        body.strs("stop_sequences", &req.stop);
     }
     if input.stream {
-        body.insert("stream".into(), json!(true));
+        body.bool("stream", true);
     }
-    Ok((url, headers, body))
+    drop(body);
+    Ok((url, headers, out))
 }
 
 /// The block for one part, `None` for parts Anthropic has no place for.
-fn encode_part(part: &Part, role: Role) -> Result<Option<Value>, String> {
+fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
     Ok(Some(match part {
         Part::Text { text, .. } if text.is_empty() => return Ok(None),
-        Part::Text { text, .. } => json!({"type": "text", "text": text}),
+        Part::Text { text, .. } => Block::new(|b| {
+            b.str("type", "text").str("text", text);
+        }),
         Part::Image {
             url,
             data,
@@ -109,38 +106,51 @@ fn encode_part(part: &Part, role: Role) -> Result<Option<Value>, String> {
             ..
         } => {
             let input = tool_input(arguments)?;
-            json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": input})
+            Block::new(|b| {
+                b.str("type", "tool_use")
+                    .str("id", &tool_id(id))
+                    .str("name", name)
+                    .value("input", &input);
+            })
         }
         Part::ToolResult {
             call_id,
             content,
             is_error,
             ..
-        } => {
-            let mut b = Map::new();
-            b.insert("type".into(), json!("tool_result"));
-            b.insert("tool_use_id".into(), json!(tool_id(call_id)));
-            b.insert("content".into(), json!(content));
-            if *is_error {
-                b.insert("is_error".into(), json!(true));
-            }
-            Value::Object(b)
-        }
+        } => Block {
+            lead: true,
+            ..Block::new(|b| {
+                b.str("type", "tool_result")
+                    .str("tool_use_id", &tool_id(call_id))
+                    .str("content", content);
+                if *is_error {
+                    b.bool("is_error", true);
+                }
+            })
+        },
         Part::Reasoning {
             redacted: Some(data),
             ..
-        } => json!({"type": "redacted_thinking", "data": data}),
+        } => Block::new(|b| {
+            b.str("type", "redacted_thinking").str("data", data);
+        }),
         Part::Reasoning {
             text,
             signature: Some(sig),
             ..
-        } if role == Role::Assistant => {
-            json!({"type": "thinking", "thinking": text, "signature": sig})
-        }
+        } if msg.role == Role::Assistant => Block::new(|b| {
+            b.str("type", "thinking")
+                .str("thinking", text)
+                .str("signature", sig);
+        }),
         // Reasoning without a signature (another provider's) cannot be
         // verified by Anthropic and would be rejected: left out.
         Part::Reasoning { .. } => return Ok(None),
-        Part::Provider { provider, data } if provider == NAME => data.clone(),
+        Part::Provider { provider, data } if provider == NAME => Block {
+            json: crate::providers::json_text(data),
+            lead: false,
+        },
         Part::Provider { .. } => return Ok(None),
     }))
 }
@@ -177,20 +187,25 @@ fn image_block(
     url: Option<&str>,
     data: Option<&str>,
     media_type: Option<&str>,
-) -> Result<Value, String> {
-    Ok(match image_source(url, data, media_type)? {
-        ImageSource::Url { url, .. } => {
-            json!({"type": "image", "source": {"type": "url", "url": url}})
-        }
-        ImageSource::Base64 { media_type, data } => {
-            json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
-        }
-    })
+) -> Result<Block, String> {
+    let source = image_source(url, data, media_type)?;
+    Ok(Block::new(|b| {
+        b.str("type", "image");
+        let mut s = b.object("source");
+        match source {
+            ImageSource::Url { url, .. } => s.str("type", "url").str("url", url),
+            ImageSource::Base64 { media_type, data } => s
+                .str("type", "base64")
+                .str("media_type", media_type)
+                .str("data", data),
+        };
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn foreign_tool_ids_are_made_valid_for_anthropic() {

@@ -2,14 +2,16 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
+use crate::providers::write::Out;
 use crate::providers::{
-    group_turns, image_source, join_url, tool_declaration, EncodeInput, Encoded, ImageSource, Turns,
+    group_turns, image_source, join_url, json_text, tool_declaration, write_turns, Block,
+    EncodeInput, Encoded, ImageSource, Turns,
 };
-use crate::types::{Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
+use crate::types::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
 /// (`alt=sse`); without it the stream is one JSON array split anywhere.
@@ -48,108 +50,128 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 
     // Parallel function responses must share one content: consecutive
     // turns of one role are merged.
-    let Turns { system, turns } = group_turns(
-        req,
-        "model",
-        |part, _| encode_part(part, &call_names),
-        |role, parts| {
-            if role == Role::Assistant {
-                ensure_call_signature(parts);
-            }
-        },
-    )?;
+    let Turns { system, turns } = group_turns(req, "model", |msg, part| {
+        encode_part(part, placeholder_goes_on(msg, part), &call_names)
+    })?;
 
-    let mut body = Map::new();
-    body.insert(
-        "contents".into(),
-        Value::Array(
-            turns
-                .into_iter()
-                .map(|(role, parts)| json!({"role": role, "parts": parts}))
-                .collect(),
-        ),
-    );
+    let mut out = Out::default();
+    let mut body = out.object();
+    write_turns(&mut body, "contents", "parts", &turns);
     if let Some(system) = system {
-        body.insert(
-            "systemInstruction".into(),
-            json!({"parts": [{"text": system}]}),
-        );
+        let mut instruction = body.object("systemInstruction");
+        let mut parts = instruction.array("parts");
+        parts.object().str("text", &system);
     }
     if !req.tools.is_empty() {
-        let declarations: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| {
-                // Full JSON Schema; `parameters` takes only an OpenAPI subset
-                // and rejects keywords such as `additionalProperties`.
-                let mut d = tool_declaration(t, "parametersJsonSchema");
-                if t.parameters.is_none() {
-                    d.remove("parametersJsonSchema");
-                }
-                Value::Object(d)
-            })
-            .collect();
-        body.insert(
-            "tools".into(),
-            json!([{"functionDeclarations": declarations}]),
-        );
+        let mut tools = body.array("tools");
+        let mut group = tools.object();
+        let mut declarations = group.array("functionDeclarations");
+        for t in &req.tools {
+            // Full JSON Schema; `parameters` takes only an OpenAPI subset
+            // and rejects keywords such as `additionalProperties`.
+            let key = t.parameters.is_some().then_some("parametersJsonSchema");
+            tool_declaration(&mut declarations.object(), t, key);
+        }
     }
     if let Some(choice) = &req.tool_choice {
-        let config = match choice {
-            ToolChoice::Mode(ToolChoiceMode::Auto) => json!({"mode": "AUTO"}),
-            ToolChoice::Mode(ToolChoiceMode::None) => json!({"mode": "NONE"}),
-            ToolChoice::Mode(ToolChoiceMode::Required) => json!({"mode": "ANY"}),
-            ToolChoice::Tool(t) => json!({"mode": "ANY", "allowedFunctionNames": [t.name]}),
+        let mut tool_config = body.object("toolConfig");
+        let mut config = tool_config.object("functionCallingConfig");
+        match choice {
+            ToolChoice::Mode(ToolChoiceMode::Auto) => config.str("mode", "AUTO"),
+            ToolChoice::Mode(ToolChoiceMode::None) => config.str("mode", "NONE"),
+            ToolChoice::Mode(ToolChoiceMode::Required) => config.str("mode", "ANY"),
+            ToolChoice::Tool(t) => config
+                .str("mode", "ANY")
+                .strs("allowedFunctionNames", std::slice::from_ref(&t.name)),
         };
-        body.insert(
-            "toolConfig".into(),
-            json!({"functionCallingConfig": config}),
-        );
     }
-    let mut generation = Map::new();
-    if let Some(max) = req.max_tokens {
-        generation.insert("maxOutputTokens".into(), json!(max));
+    if req.max_tokens.is_some()
+        || req.temperature.is_some()
+        || req.top_p.is_some()
+        || !req.stop.is_empty()
+    {
+        let mut generation = body.object("generationConfig");
+        if let Some(max) = req.max_tokens {
+            generation.uint("maxOutputTokens", max.into());
+        }
+        if let Some(t) = req.temperature {
+            generation.float("temperature", t);
+        }
+        if let Some(p) = req.top_p {
+            generation.float("topP", p);
+        }
+        if !req.stop.is_empty() {
+            generation.strs("stopSequences", &req.stop);
+        }
     }
-    if let Some(t) = req.temperature {
-        generation.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = req.top_p {
-        generation.insert("topP".into(), json!(p));
-    }
-    if !req.stop.is_empty() {
-        generation.insert("stopSequences".into(), json!(req.stop));
-    }
-    if !generation.is_empty() {
-        body.insert("generationConfig".into(), Value::Object(generation));
-    }
-    Ok((url, headers, body))
+    drop(body);
+    Ok((url, headers, out))
 }
 
 fn signature(data: &Option<ProviderData>) -> Option<&Value> {
     data.as_ref()?.get(NAME)?.get("thoughtSignature")
 }
 
-fn encode_part(part: &Part, call_names: &HashMap<&str, &str>) -> Result<Option<Value>, String> {
+/// For a part that is a function call: whether it carries a signature.
+fn call_signed(part: &Part) -> Option<bool> {
+    match part {
+        Part::ToolCall { provider_data, .. } => Some(signature(provider_data).is_some()),
+        Part::Provider { provider, data } if provider == NAME => data
+            .get("functionCall")
+            .map(|_| data.get("thoughtSignature").is_some()),
+        _ => None,
+    }
+}
+
+/// Gemini 3 rejects a replayed function-call batch whose first call has no
+/// signature (only the first of parallel calls carries one). When none of
+/// an assistant message's calls has one, the first gets the documented
+/// placeholder: true for that part.
+fn placeholder_goes_on(msg: &Message, part: &Part) -> bool {
+    if msg.role != Role::Assistant {
+        return false;
+    }
+    let mut calls = msg
+        .parts
+        .iter()
+        .filter_map(|p| call_signed(p).map(|signed| (p, signed)));
+    let Some((first, false)) = calls.next() else {
+        return false;
+    };
+    std::ptr::eq(first, part) && !calls.any(|(_, signed)| signed)
+}
+
+fn encode_part(
+    part: &Part,
+    placeholder: bool,
+    call_names: &HashMap<&str, &str>,
+) -> Result<Option<Block>, String> {
     Ok(Some(match part {
         Part::Text {
             text,
             provider_data,
         } => {
-            let mut p = Map::new();
-            p.insert("text".into(), json!(text));
-            if let Some(sig) = signature(provider_data) {
-                p.insert("thoughtSignature".into(), sig.clone());
-            } else if text.is_empty() {
+            let sig = signature(provider_data);
+            if sig.is_none() && text.is_empty() {
                 return Ok(None);
             }
-            Value::Object(p)
+            Block::new(|p| {
+                p.str("text", text);
+                if let Some(sig) = sig {
+                    p.value("thoughtSignature", sig);
+                }
+            })
         }
         Part::Reasoning {
             text,
             provider_data,
             ..
         } => match signature(provider_data) {
-            Some(sig) => json!({"text": text, "thought": true, "thoughtSignature": sig}),
+            Some(sig) => Block::new(|p| {
+                p.str("text", text)
+                    .bool("thought", true)
+                    .value("thoughtSignature", sig);
+            }),
             // Thought summaries without a signature are not needed back.
             None => return Ok(None),
         },
@@ -174,18 +196,19 @@ fn encode_part(part: &Part, call_names: &HashMap<&str, &str>) -> Result<Option<V
                     Err(e) => return Err(format!("tool-call arguments are not valid JSON: {e}")),
                 }
             };
-            let mut call = Map::new();
-            if !is_synthetic_id(id, name) {
-                call.insert("id".into(), json!(id));
-            }
-            call.insert("name".into(), json!(name));
-            call.insert("args".into(), args);
-            let mut p = Map::new();
-            p.insert("functionCall".into(), Value::Object(call));
-            if let Some(sig) = signature(provider_data) {
-                p.insert("thoughtSignature".into(), sig.clone());
-            }
-            Value::Object(p)
+            Block::new(|p| {
+                let mut call = p.object("functionCall");
+                if !is_synthetic_id(id, name) {
+                    call.str("id", id);
+                }
+                call.str("name", name).value("args", &args);
+                drop(call);
+                if let Some(sig) = signature(provider_data) {
+                    p.value("thoughtSignature", sig);
+                } else if placeholder {
+                    p.str("thoughtSignature", SKIP_SIGNATURE);
+                }
+            })
         }
         Part::ToolResult {
             call_id,
@@ -198,61 +221,51 @@ fn encode_part(part: &Part, call_names: &HashMap<&str, &str>) -> Result<Option<V
                 .copied()
                 .or_else(|| call_id.split_once('#').map(|(n, _)| n))
                 .unwrap_or(call_id);
-            let mut response = Map::new();
-            response.insert(
-                if *is_error { "error" } else { "output" }.into(),
-                json!(content),
-            );
-            let mut r = Map::new();
-            if !is_synthetic_id(call_id, name) {
-                r.insert("id".into(), json!(call_id));
-            }
-            r.insert("name".into(), json!(name));
-            r.insert("response".into(), Value::Object(response));
-            json!({"functionResponse": r})
+            Block::new(|p| {
+                let mut r = p.object("functionResponse");
+                if !is_synthetic_id(call_id, name) {
+                    r.str("id", call_id);
+                }
+                r.str("name", name)
+                    .object("response")
+                    .str(if *is_error { "error" } else { "output" }, content);
+            })
         }
-        Part::Provider { provider, data } if provider == NAME => data.clone(),
+        Part::Provider { provider, data } if provider == NAME => {
+            let json = match data {
+                Value::Object(o) if placeholder => {
+                    let mut o = o.clone();
+                    o.insert("thoughtSignature".into(), Value::from(SKIP_SIGNATURE));
+                    json_text(&Value::Object(o))
+                }
+                other => json_text(other),
+            };
+            Block { json, lead: false }
+        }
         Part::Provider { .. } => return Ok(None),
     }))
-}
-
-/// Gemini 3 rejects a replayed function-call batch whose first call has no
-/// signature (only the first of parallel calls carries one). When none of
-/// the calls has one, the first gets the documented placeholder.
-fn ensure_call_signature(parts: &mut [Value]) {
-    let mut calls = parts.iter_mut().filter(|p| p.get("functionCall").is_some());
-    let Some(first) = calls.next() else {
-        return;
-    };
-    if first.get("thoughtSignature").is_some() {
-        return;
-    }
-    if calls.any(|p| p.get("thoughtSignature").is_some()) {
-        return;
-    }
-    if let Value::Object(p) = first {
-        p.insert("thoughtSignature".into(), json!(SKIP_SIGNATURE));
-    }
 }
 
 fn image_part(
     url: Option<&str>,
     data: Option<&str>,
     media_type: Option<&str>,
-) -> Result<Value, String> {
-    Ok(match image_source(url, data, media_type)? {
+) -> Result<Block, String> {
+    let source = image_source(url, data, media_type)?;
+    Ok(Block::new(|p| match source {
         ImageSource::Url { url, media_type } => {
-            let mut file = Map::new();
+            let mut file = p.object("fileData");
             if let Some(m) = media_type {
-                file.insert("mimeType".into(), json!(m));
+                file.str("mimeType", m);
             }
-            file.insert("fileUri".into(), json!(url));
-            json!({ "fileData": file })
+            file.str("fileUri", url);
         }
         ImageSource::Base64 { media_type, data } => {
-            json!({"inlineData": {"mimeType": media_type, "data": data}})
+            p.object("inlineData")
+                .str("mimeType", media_type)
+                .str("data", data);
         }
-    })
+    }))
 }
 
 /// Percent-encodes a URL path segment (model names are plain, but a model
@@ -281,16 +294,41 @@ mod tests {
 
     #[test]
     fn the_placeholder_signature_goes_on_the_first_call_only_when_none_has_one() {
-        let mut parts = vec![
-            json!({"text": "x"}),
-            json!({"functionCall": {}}),
-            json!({"functionCall": {}}),
-        ];
-        ensure_call_signature(&mut parts);
-        assert_eq!(parts[1]["thoughtSignature"], SKIP_SIGNATURE);
-        assert!(parts[2].get("thoughtSignature").is_none());
-        let mut parts = vec![json!({"functionCall": {}, "thoughtSignature": "real"})];
-        ensure_call_signature(&mut parts);
-        assert_eq!(parts[0]["thoughtSignature"], "real");
+        let call = |sig: Option<&str>| Part::ToolCall {
+            id: "f".into(),
+            name: "f".into(),
+            arguments: "{}".into(),
+            provider_data: sig.map(|s| {
+                serde_json::from_value(serde_json::json!({"gemini": {"thoughtSignature": s}}))
+                    .unwrap()
+            }),
+        };
+        let msg = Message {
+            role: Role::Assistant,
+            parts: vec![
+                Part::Text {
+                    text: "x".into(),
+                    provider_data: None,
+                },
+                call(None),
+                call(None),
+            ],
+        };
+        let on: Vec<bool> = msg
+            .parts
+            .iter()
+            .map(|p| placeholder_goes_on(&msg, p))
+            .collect();
+        assert_eq!(on, [false, true, false]);
+        let signed_later = Message {
+            parts: vec![call(None), call(Some("real"))],
+            ..msg.clone()
+        };
+        assert!(!placeholder_goes_on(&signed_later, &signed_later.parts[0]));
+        let user = Message {
+            role: Role::User,
+            ..msg.clone()
+        };
+        assert!(!placeholder_goes_on(&user, &user.parts[1]));
     }
 }

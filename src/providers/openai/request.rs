@@ -1,9 +1,10 @@
 //! [`Request`](crate::Request) to a Chat Completions body.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
+use crate::providers::write::{object_text, Arr, Out};
 use crate::providers::{
     image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
 };
@@ -27,42 +28,58 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
         headers.push(("authorization".to_string(), format!("Bearer {key}")));
     }
 
-    let mut messages = Vec::new();
-    let mut system: Vec<String> = req.system.iter().cloned().collect();
-    for (i, msg) in req.messages.iter().enumerate() {
-        if dialect.compat && msg.role == Role::System {
-            // Many chat templates of compatible servers accept one system
-            // message, first: all system text goes there.
-            system.push(msg.joined_text());
-            continue;
-        }
-        encode_message(msg, i, dialect, &mut messages)?;
-    }
-    if let Some(system) = joined_system(system) {
-        messages.insert(0, json!({"role": "system", "content": system}));
-    }
+    // Many chat templates of compatible servers accept one system message,
+    // first: there, all system text goes to it.
+    let in_system = |msg: &Message| dialect.compat && msg.role == Role::System;
+    let system = joined_system(
+        req.system.iter().cloned().chain(
+            req.messages
+                .iter()
+                .filter(|m| in_system(m))
+                .map(Message::joined_text),
+        ),
+    );
 
-    let mut body = Map::new();
-    body.insert("model".into(), json!(input.model));
-    body.insert("messages".into(), Value::Array(messages));
+    let mut out = Out::default();
+    let mut body = out.object();
+    body.str("model", input.model);
+    let mut messages = body.array("messages");
+    if let Some(system) = system {
+        messages
+            .object()
+            .str("role", "system")
+            .str("content", &system);
+    }
+    for (i, msg) in req.messages.iter().enumerate() {
+        if !in_system(msg) {
+            encode_message(msg, i, dialect, &mut messages)?;
+        }
+    }
+    drop(messages);
     if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": tool_declaration(t, "parameters")}))
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        let mut tools = body.array("tools");
+        for t in &req.tools {
+            let mut tool = tools.object();
+            tool.str("type", "function");
+            tool_declaration(&mut tool.object("function"), t, Some("parameters"));
+        }
     }
     if let Some(choice) = &req.tool_choice {
-        body.insert(
-            "tool_choice".into(),
-            match choice {
-                ToolChoice::Mode(ToolChoiceMode::Auto) => json!("auto"),
-                ToolChoice::Mode(ToolChoiceMode::None) => json!("none"),
-                ToolChoice::Mode(ToolChoiceMode::Required) => json!("required"),
-                ToolChoice::Tool(t) => json!({"type": "function", "function": {"name": t.name}}),
-            },
-        );
+        match choice {
+            ToolChoice::Mode(mode) => {
+                let mode = match mode {
+                    ToolChoiceMode::Auto => "auto",
+                    ToolChoiceMode::None => "none",
+                    ToolChoiceMode::Required => "required",
+                };
+                body.str("tool_choice", mode);
+            }
+            ToolChoice::Tool(t) => {
+                let mut c = body.object("tool_choice");
+                c.str("type", "function");
+                c.object("function").str("name", &t.name);
+            }
+        }
     }
     if let Some(max) = req.max_tokens {
         // OpenAI deprecated max_tokens and rejects it on reasoning models;
@@ -72,35 +89,38 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
         } else {
             "max_completion_tokens"
         };
-        body.insert(field.into(), json!(max));
+        body.uint(field, max.into());
     }
     if let Some(t) = req.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.float("temperature", t);
     }
     if let Some(p) = req.top_p {
-        body.insert("top_p".into(), json!(p));
+        body.float("top_p", p);
     }
     if !req.stop.is_empty() {
-        body.insert("stop".into(), json!(req.stop));
+        body.strs("stop", &req.stop);
     }
     if input.stream {
-        body.insert("stream".into(), json!(true));
+        body.bool("stream", true);
         if !dialect.compat || input.config.include_usage {
-            body.insert("stream_options".into(), json!({"include_usage": true}));
+            body.object("stream_options").bool("include_usage", true);
         }
     }
-    Ok((url, headers, body))
+    drop(body);
+    Ok((url, headers, out))
 }
 
 fn encode_message(
     msg: &Message,
     index: usize,
     dialect: Dialect,
-    out: &mut Vec<Value>,
+    out: &mut Arr,
 ) -> Result<(), Error> {
     match msg.role {
         Role::System => {
-            out.push(json!({"role": "system", "content": msg.joined_text()}));
+            out.object()
+                .str("role", "system")
+                .str("content", &msg.joined_text());
         }
         Role::User | Role::Tool => {
             // Tool results are messages of their own, right after the turn
@@ -113,8 +133,17 @@ fn encode_message(
                         call_id,
                         content: c,
                         ..
-                    } => out.push(json!({"role": "tool", "tool_call_id": call_id, "content": c})),
-                    Part::Text { text, .. } => content.push(json!({"type": "text", "text": text})),
+                    } => {
+                        out.object()
+                            .str("role", "tool")
+                            .str("tool_call_id", call_id)
+                            .str("content", c);
+                    }
+                    Part::Text { text, .. } => {
+                        content.push(object_text(|o| {
+                            o.str("type", "text").str("text", text);
+                        }));
+                    }
                     Part::Image {
                         url,
                         data,
@@ -125,60 +154,38 @@ fn encode_message(
                         let url = image_url(url, data, media_type).map_err(|m| {
                             Error::invalid_request(format!("messages[{index}].parts[{p}]"), m)
                         })?;
-                        content.push(json!({"type": "image_url", "image_url": {"url": url}}));
+                        content.push(object_text(|o| {
+                            o.str("type", "image_url")
+                                .object("image_url")
+                                .str("url", &url);
+                        }));
                     }
                     _ => {}
                 }
             }
             if !content.is_empty() {
-                let content = if all_text && content.len() == 1 {
-                    json!(msg.joined_text())
+                let mut m = out.object();
+                m.str("role", "user");
+                if all_text && content.len() == 1 {
+                    m.str("content", &msg.joined_text());
                 } else {
-                    Value::Array(content)
-                };
-                out.push(json!({"role": "user", "content": content}));
+                    let mut parts = m.array("content");
+                    for c in &content {
+                        parts.raw(c);
+                    }
+                }
             }
         }
         Role::Assistant => {
-            let mut m = Map::new();
-            m.insert("role".into(), json!("assistant"));
-            m.insert("content".into(), json!(msg.joined_text()));
-            let mut calls = Vec::new();
+            // Reasoning an OpenAI-compatible server sent is replayed under
+            // the field it came in (DeepSeek rejects a tool loop without
+            // it); other providers' reasoning is not.
             let mut reasoning = String::new();
-            let mut reasoning_field = "reasoning_content".to_string();
+            let mut reasoning_field = "reasoning_content";
+            let mut calls = false;
             for part in &msg.parts {
                 match part {
-                    Part::ToolCall {
-                        id,
-                        name,
-                        arguments,
-                        provider_data,
-                    } => {
-                        let mut call = Map::new();
-                        call.insert("id".into(), json!(id));
-                        call.insert("type".into(), json!("function"));
-                        // Servers that parse arguments reject "".
-                        let arguments = if arguments.trim().is_empty() {
-                            "{}"
-                        } else {
-                            arguments.as_str()
-                        };
-                        call.insert(
-                            "function".into(),
-                            json!({"name": name, "arguments": arguments}),
-                        );
-                        if let Some(extra) = provider_data
-                            .as_ref()
-                            .and_then(|d| d.get(dialect.key()))
-                            .and_then(|d| d.get("extra_content"))
-                        {
-                            call.insert("extra_content".into(), extra.clone());
-                        }
-                        calls.push(Value::Object(call));
-                    }
-                    // Reasoning an OpenAI-compatible server sent is replayed
-                    // under the field it came in (DeepSeek rejects a tool
-                    // loop without it); other providers' reasoning is not.
+                    Part::ToolCall { .. } => calls = true,
                     Part::Reasoning {
                         text,
                         provider_data,
@@ -192,25 +199,58 @@ fn encode_message(
                         {
                             reasoning.push_str(text);
                             if field == "reasoning" {
-                                reasoning_field = field.to_string();
+                                reasoning_field = "reasoning";
                             }
                         }
                     }
                     _ => {}
                 }
             }
+            let text = msg.joined_text();
+            let mut m = out.object();
+            m.str("role", "assistant");
+            if calls && !dialect.compat && text.is_empty() {
+                // The documented form for a turn of only tool calls.
+                m.null("content");
+            } else {
+                m.str("content", &text);
+            }
             if !reasoning.is_empty() {
                 // DeepSeek rejects the next turn of a tool loop without it.
-                m.insert(reasoning_field, json!(reasoning));
+                m.str(reasoning_field, &reasoning);
             }
-            if !calls.is_empty() {
-                if !dialect.compat && msg.joined_text().is_empty() {
-                    // The documented form for a turn of only tool calls.
-                    m.insert("content".into(), Value::Null);
+            if calls {
+                let mut list = m.array("tool_calls");
+                for part in &msg.parts {
+                    let Part::ToolCall {
+                        id,
+                        name,
+                        arguments,
+                        provider_data,
+                    } = part
+                    else {
+                        continue;
+                    };
+                    let mut call = list.object();
+                    call.str("id", id).str("type", "function");
+                    // Servers that parse arguments reject "".
+                    let arguments = if arguments.trim().is_empty() {
+                        "{}"
+                    } else {
+                        arguments.as_str()
+                    };
+                    call.object("function")
+                        .str("name", name)
+                        .str("arguments", arguments);
+                    if let Some(extra) = provider_data
+                        .as_ref()
+                        .and_then(|d| d.get(dialect.key()))
+                        .and_then(|d| d.get("extra_content"))
+                    {
+                        call.value("extra_content", extra);
+                    }
                 }
-                m.insert("tool_calls".into(), Value::Array(calls));
             }
-            out.push(Value::Object(m));
         }
     }
     Ok(())

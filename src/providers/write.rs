@@ -1,0 +1,275 @@
+//! A small JSON writer for request bodies: objects and arrays written
+//! straight into one buffer, closed when they go out of scope.
+//!
+//! Building a `Value` tree first (with `json!`) cost about a third of the
+//! wasm's code and most of the time of encoding a request. The output is
+//! byte for byte what serde_json writes for the same tree: the same escapes
+//! (`src/providers/write.rs` tests hold that), and numbers and embedded
+//! values are written by serde_json itself.
+
+use serde_json::Value;
+
+use super::scan::plain_run;
+
+/// The body being written.
+#[derive(Default)]
+pub(crate) struct Out {
+    buf: Vec<u8>,
+    /// serde_json failed to write an embedded value (it cannot, into a
+    /// `Vec`, but the body is then refused rather than left malformed).
+    failed: bool,
+}
+
+impl Out {
+    /// The top-level object.
+    pub(crate) fn object(&mut self) -> Obj<'_> {
+        Obj::open(self)
+    }
+
+    /// The JSON text written, or `None` if writing failed.
+    pub(crate) fn finish(self) -> Option<String> {
+        if self.failed {
+            return None;
+        }
+        String::from_utf8(self.buf).ok()
+    }
+
+    fn string(&mut self, s: &str) {
+        self.buf.push(b'"');
+        let mut rest = s.as_bytes();
+        loop {
+            let plain = plain_run(rest);
+            let (run, tail) = rest.split_at(plain.min(rest.len()));
+            self.buf.extend_from_slice(run);
+            let Some((&c, tail)) = tail.split_first() else {
+                break;
+            };
+            // As serde_json escapes: the short forms, else \u00XX.
+            let short = match c {
+                b'"' => Some(b'"'),
+                b'\\' => Some(b'\\'),
+                0x08 => Some(b'b'),
+                0x0c => Some(b'f'),
+                b'\n' => Some(b'n'),
+                b'\r' => Some(b'r'),
+                b'\t' => Some(b't'),
+                _ => None,
+            };
+            match short {
+                Some(e) => self.buf.extend_from_slice(&[b'\\', e]),
+                None => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    let hex = |n: u8| HEX.get(usize::from(n & 0xf)).copied().unwrap_or(b'0');
+                    self.buf
+                        .extend_from_slice(&[b'\\', b'u', b'0', b'0', hex(c >> 4), hex(c)]);
+                }
+            }
+            rest = tail;
+        }
+        self.buf.push(b'"');
+    }
+
+    fn value(&mut self, v: &Value) {
+        if serde_json::to_writer(&mut self.buf, v).is_err() {
+            self.failed = true;
+        }
+    }
+
+    fn uint(&mut self, n: u64) {
+        push_decimal(&mut self.buf, n);
+    }
+}
+
+/// Appends `n` in decimal (without the formatting machinery).
+pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+}
+
+/// An object being written; `}` when dropped.
+pub(crate) struct Obj<'a> {
+    out: &'a mut Out,
+    empty: bool,
+}
+
+impl<'a> Obj<'a> {
+    fn open(out: &'a mut Out) -> Self {
+        out.buf.push(b'{');
+        Obj { out, empty: true }
+    }
+
+    /// Starts the member `key` and returns the buffer for its value.
+    fn key(&mut self, key: &str) -> &mut Out {
+        if !std::mem::take(&mut self.empty) {
+            self.out.buf.push(b',');
+        }
+        self.out.string(key);
+        self.out.buf.push(b':');
+        self.out
+    }
+
+    /// `"key": "value"`.
+    pub(crate) fn str(&mut self, key: &str, value: &str) -> &mut Self {
+        self.key(key).string(value);
+        self
+    }
+
+    /// `"key": value`, written by serde_json.
+    pub(crate) fn value(&mut self, key: &str, value: &Value) -> &mut Self {
+        self.key(key).value(value);
+        self
+    }
+
+    /// `"key": n`.
+    pub(crate) fn uint(&mut self, key: &str, n: u64) -> &mut Self {
+        self.key(key).uint(n);
+        self
+    }
+
+    /// `"key": x`, or `null` for NaN and infinities (as `json!` writes them).
+    pub(crate) fn float(&mut self, key: &str, x: f64) -> &mut Self {
+        self.value(key, &Value::from(x))
+    }
+
+    /// `"key": true` or `false`.
+    pub(crate) fn bool(&mut self, key: &str, b: bool) -> &mut Self {
+        let text: &[u8] = if b { b"true" } else { b"false" };
+        self.key(key).buf.extend_from_slice(text);
+        self
+    }
+
+    /// `"key": null`.
+    pub(crate) fn null(&mut self, key: &str) -> &mut Self {
+        self.key(key).buf.extend_from_slice(b"null");
+        self
+    }
+
+    /// `"key": ["a", "b"]`.
+    pub(crate) fn strs(&mut self, key: &str, items: &[String]) -> &mut Self {
+        let mut a = self.array(key);
+        for s in items {
+            a.str(s);
+        }
+        drop(a);
+        self
+    }
+
+    /// `"key": {...}`.
+    pub(crate) fn object(&mut self, key: &str) -> Obj<'_> {
+        Obj::open(self.key(key))
+    }
+
+    /// `"key": [...]`.
+    pub(crate) fn array(&mut self, key: &str) -> Arr<'_> {
+        Arr::open(self.key(key))
+    }
+}
+
+impl Drop for Obj<'_> {
+    fn drop(&mut self) {
+        self.out.buf.push(b'}');
+    }
+}
+
+/// An array being written; `]` when dropped.
+pub(crate) struct Arr<'a> {
+    out: &'a mut Out,
+    empty: bool,
+}
+
+impl<'a> Arr<'a> {
+    fn open(out: &'a mut Out) -> Self {
+        out.buf.push(b'[');
+        Arr { out, empty: true }
+    }
+
+    fn item(&mut self) -> &mut Out {
+        if !std::mem::take(&mut self.empty) {
+            self.out.buf.push(b',');
+        }
+        self.out
+    }
+
+    /// A string element.
+    pub(crate) fn str(&mut self, s: &str) {
+        self.item().string(s);
+    }
+
+    /// An element that is already JSON text.
+    pub(crate) fn raw(&mut self, text: &str) {
+        self.item().buf.extend_from_slice(text.as_bytes());
+    }
+
+    /// An object element.
+    pub(crate) fn object(&mut self) -> Obj<'_> {
+        Obj::open(self.item())
+    }
+}
+
+impl Drop for Arr<'_> {
+    fn drop(&mut self) {
+        self.out.buf.push(b']');
+    }
+}
+
+/// A JSON object written on its own (a message part, kept as text until its
+/// turn is written).
+pub(crate) fn object_text(write: impl FnOnce(&mut Obj)) -> String {
+    let mut out = Out::default();
+    write(&mut out.object());
+    out.finish().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Strings, numbers and nesting come out as serde_json writes them.
+        #[test]
+        fn writes_what_serde_json_writes(s in "\\PC*|[\\x00-\\x20\"\\\\/\u{7f}é🌍]*",
+                n in any::<u64>(), x in any::<f64>(), b in any::<bool>()) {
+            let mut out = Out::default();
+            {
+                let mut o = out.object();
+                o.str("s", &s).uint("n", n).float("x", x).bool("b", b).null("z");
+                o.str(&format!("k{s}"), "key");
+                o.strs("list", &[s.clone(), String::new()]);
+                let mut a = o.array("a");
+                a.str(&s);
+                a.raw("[1]");
+                a.object().value("v", &serde_json::json!({"k": [s.clone()]}));
+            }
+            let want = serde_json::json!({
+                "s": s, "n": n, "x": x, "b": b, "z": null, (format!("k{s}")): "key",
+                "list": [s, ""], "a": [s, [1], {"v": {"k": [s]}}],
+            });
+            prop_assert_eq!(out.finish().unwrap(), serde_json::to_string(&want).unwrap());
+        }
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_as_serde_json_does() {
+        let all: String = (0u8..0x80).map(char::from).collect();
+        let mut out = Out::default();
+        out.object().str("k", &all);
+        let text = out.finish().unwrap();
+        assert_eq!(
+            text,
+            serde_json::to_string(&serde_json::json!({"k": all})).unwrap()
+        );
+    }
+}
