@@ -39,8 +39,13 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     let Turns { system, mut turns } = group_turns(req, "assistant", encode_part)?;
     for (role, content) in &mut turns {
         if *role == "user" {
-            // Tool results must open the user turn that answers the calls.
-            content.sort_by_key(|b| !b.lead);
+            // Tool results must open the user turn that answers the calls;
+            // the order within each group is kept (a stable partition: a
+            // sort would link 4 KB of driftsort into the wasm).
+            let (mut lead, rest): (Vec<Block>, Vec<Block>) =
+                std::mem::take(content).into_iter().partition(|b| b.lead);
+            lead.extend(rest);
+            *content = lead;
         }
     }
 
