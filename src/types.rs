@@ -310,7 +310,9 @@ impl TryFrom<Value> for ToolChoice {
             _ => None,
         }
         .ok_or_else(|| {
-            format!(r#"toolChoice must be "auto", "none", "required" or {{"type": "tool", "name": ...}}; got {v}"#)
+            // (json_text, not `{v}`: Value's Display links a formatter adapter.)
+            let got = crate::providers::json_text(&v);
+            format!(r#"toolChoice must be "auto", "none", "required" or {{"type": "tool", "name": ...}}; got {got}"#)
         })
     }
 }
