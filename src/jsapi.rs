@@ -6,16 +6,16 @@
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::providers::write::push_decimal;
+use crate::model_json;
+use crate::providers::write::{object_text, push_decimal, Out};
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
-use crate::types::{FinishReason, IncompleteToolCall, Message, Part, Response, StreamEvent, Usage};
+use crate::types::{Part, StreamEvent};
 use crate::validate::{validate_request, validate_tool, validate_tool_call};
 
 /// The client options the JS shell passes to [`encode`].
@@ -73,18 +73,8 @@ fn provider_label(name: &str) -> &'static str {
 }
 
 fn error_json(e: &Error, provider: &'static str) -> String {
-    let info = serde_json::to_string(&e.info(provider)).unwrap_or_else(|_| "{}".into());
-    format!("{{\"error\":{info}}}")
-}
-
-fn ok_json(value: &impl serde::Serialize, key: &str) -> String {
-    match serde_json::to_string(value) {
-        Ok(v) => format!("{{\"{key}\":{v}}}"),
-        Err(e) => error_json(
-            &Error::invalid_response(format!("cannot serialise: {e}")),
-            "unknown",
-        ),
-    }
+    let info = e.info(provider);
+    model_json::wrapped("error", |o| model_json::error_info(o, &info))
 }
 
 /// Parses `json` and reads it with `read` (from `src/read.rs`). An error
@@ -131,13 +121,15 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
             // Then a NUL and the body as it is (JSON text holds no raw NUL):
             // most of the result, so it is neither escaped here nor
             // unescaped by `JSON.parse`.
-            let head = ok_json(
-                &serde_json::json!({"url": http.url, "headers": http.headers}),
-                "ok",
-            );
-            if !head.starts_with("{\"ok\"") {
-                return head; // (could not be written: the error)
-            }
+            let head = model_json::wrapped("ok", |o| {
+                o.str("url", &http.url);
+                let mut headers = o.array("headers");
+                for (k, v) in &http.headers {
+                    let mut pair = headers.array();
+                    pair.str(k);
+                    pair.str(v);
+                }
+            });
             let mut out = String::with_capacity(head.len() + 1 + http.body.len());
             out.push_str(&head);
             out.push('\0');
@@ -152,7 +144,9 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
 pub fn response(provider: &str, body: &str) -> String {
     let label = provider_label(provider);
     match provider_named(provider).and_then(|p| decode_response(p, body)) {
-        Ok(r) => ok_json(&r, "response"),
+        Ok(r) => model_json::wrapped("response", |o| {
+            model_json::response(o, &r, model_json::Fields::All);
+        }),
         Err(e) => error_json(&e, label),
     }
 }
@@ -203,50 +197,6 @@ pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, ran
         .map_or(-1.0, |ms| ms as f64)
 }
 
-/// A `finish` event without the response fields JS derives from
-/// `message.parts` (`text`, `reasoning`, `toolCalls`): they would repeat
-/// every argument and all text, already sent in earlier events.
-#[derive(Serialize)]
-struct CompactFinish<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    response: CompactResponse<'a>,
-    raw: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CompactResponse<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: &'a Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: &'a Option<String>,
-    message: &'a Message,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    incomplete_tool_calls: &'a [IncompleteToolCall],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    refusal: &'a Option<String>,
-    usage: &'a Usage,
-    finish_reason: FinishReason,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw_finish_reason: &'a Option<String>,
-}
-
-impl<'a> CompactResponse<'a> {
-    fn of(r: &'a Response) -> Self {
-        CompactResponse {
-            id: &r.id,
-            model: &r.model,
-            message: &r.message,
-            incomplete_tool_calls: &r.incomplete_tool_calls,
-            refusal: &r.refusal,
-            usage: &r.usage,
-            finish_reason: r.finish_reason,
-            raw_finish_reason: &r.raw_finish_reason,
-        }
-    }
-}
-
 /// The length of `s` in UTF-16 code units (what JS string indices count).
 fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
@@ -276,28 +226,39 @@ fn write_event(
     calls_sent: &mut usize,
 ) -> bool {
     let mut args_from_events = false;
-    let mark = (out.len(), strs.len(), lens.len());
-    let raw = ev.take_raw();
-    push_str(&raw, strs, lens);
-    let written = match ev {
+    push_str(&ev.take_raw(), strs, lens);
+    let mut w = Out::from_bytes(std::mem::take(out));
+    match ev {
         // The common events are one digit: JS builds the object (it is
         // `{"type":"text"|"reasoning","text":..,"raw":..}`).
         StreamEvent::Text { text, .. } => {
             push_str(&text, strs, lens);
-            out.push(b'0');
-            Ok(())
+            w.raw("0");
         }
         StreamEvent::Reasoning { text, .. } => {
             push_str(&text, strs, lens);
-            out.push(b'1');
-            Ok(())
+            w.raw("1");
         }
-        StreamEvent::ToolCall { mut call, raw } => {
+        StreamEvent::ToolCall { mut call, .. } => {
             push_str(&std::mem::take(&mut call.arguments), strs, lens);
-            let written = serde_json::to_writer(&mut *out, &StreamEvent::ToolCall { call, raw });
-            // Counted only once written: JS counts the ones it reads.
-            *calls_sent += usize::from(written.is_ok());
-            written
+            let mut o = w.object();
+            o.str("type", "tool_call");
+            model_json::tool_call(&mut o.object("call"), &call);
+            o.str("raw", "");
+            *calls_sent += 1;
+        }
+        StreamEvent::Usage { usage, .. } => {
+            let mut o = w.object();
+            o.str("type", "usage");
+            model_json::usage(&mut o.object("usage"), &usage);
+            o.str("raw", "");
+        }
+        StreamEvent::Warning { code, message, .. } => {
+            w.object()
+                .str("type", "warning")
+                .str("code", &code)
+                .str("message", &message)
+                .str("raw", "");
         }
         StreamEvent::Finish { mut response, .. } => {
             // The core emits one `tool_call` event per tool-call part, in
@@ -323,28 +284,20 @@ fn write_event(
                     _ => {}
                 }
             }
-            serde_json::to_writer(
-                &mut *out,
-                &CompactFinish {
-                    kind: "finish",
-                    response: CompactResponse::of(&response),
-                    raw: "",
-                },
-            )
+            // Without the fields JS derives from `message.parts` (`text`,
+            // `reasoning`, `toolCalls`): they would repeat every argument
+            // and all text, already sent in earlier events.
+            let mut o = w.object();
+            o.str("type", "finish");
+            model_json::response(
+                &mut o.object("response"),
+                &response,
+                model_json::Fields::Compact,
+            );
+            o.str("raw", "");
         }
-        other => serde_json::to_writer(&mut *out, &other),
-    };
-    if written.is_err() {
-        // Not expected (every field serialises): keep the output well formed.
-        out.truncate(mark.0);
-        strs.truncate(mark.1);
-        lens.truncate(mark.2);
-        push_str(&raw, strs, lens);
-        out.extend_from_slice(
-            br#"{"type":"warning","code":"unserialisable_event","message":"an event could not be written as JSON","raw":""}"#,
-        );
-        return false;
     }
+    *out = w.into_bytes();
     args_from_events
 }
 
@@ -494,9 +447,10 @@ impl JsonDecoder {
 
     fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
         out.extend_from_slice(b",\"error\":");
-        if serde_json::to_writer(&mut *out, &e.info(self.provider)).is_err() {
-            out.extend_from_slice(b"{}");
-        }
+        let info = e.info(self.provider);
+        let mut w = Out::from_bytes(std::mem::take(out));
+        model_json::error_info(&mut w.object(), &info);
+        *out = w.into_bytes();
     }
 
     /// Feeds a chunk: `{"events": [...], "lens": [...]}`, plus `"error"` if
@@ -558,7 +512,8 @@ impl JsonDecoder {
 
     /// What has been assembled so far.
     pub fn partial(&self) -> String {
-        serde_json::to_string(&self.inner.partial()).unwrap_or_else(|_| "null".into())
+        let r = self.inner.partial();
+        object_text(|o| model_json::response(o, &r, model_json::Fields::All))
     }
 }
 

@@ -19,6 +19,7 @@ pub mod types;
 pub mod validate;
 
 mod accumulate;
+mod model_json;
 mod read;
 mod stream;
 

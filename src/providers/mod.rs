@@ -500,11 +500,12 @@ pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String
     }
 }
 
-/// `v` as compact JSON text, as its `Display` would write it but straight
-/// into a buffer (`Display` goes through the formatting machinery, several
-/// times slower in wasm).
+/// `v` as compact JSON text, byte for byte what `serde_json::to_string`
+/// gives, by the hand writer (serde's serializer stays out of the wasm).
 pub(crate) fn json_text(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    let mut out = write::Out::default();
+    out.value(v);
+    out.finish().unwrap_or_default()
 }
 
 /// A string field, or a number shown as a string (error codes are either).

@@ -3,21 +3,19 @@
 //!
 //! Building a `Value` tree first (with `json!`) cost about a third of the
 //! wasm's code and most of the time of encoding a request. The output is
-//! byte for byte what serde_json writes for the same tree: the same escapes
-//! (`src/providers/write.rs` tests hold that), and numbers and embedded
-//! values are written by serde_json itself.
+//! byte for byte what serde_json writes for the same tree: the same
+//! escapes, integers, and floats by zmij as serde_json does (the tests
+//! below hold that). Embedded `Value`s are written here too, so serde's
+//! serializer is not linked into the wasm at all.
 
 use serde_json::Value;
 
 use super::scan::plain_run;
 
-/// The body being written.
+/// The JSON text being written.
 #[derive(Default)]
 pub(crate) struct Out {
     buf: Vec<u8>,
-    /// serde_json failed to write an embedded value (it cannot, into a
-    /// `Vec`, but the body is then refused rather than left malformed).
-    failed: bool,
 }
 
 impl Out {
@@ -26,12 +24,25 @@ impl Out {
         Obj::open(self)
     }
 
-    /// The JSON text written, or `None` if writing failed.
+    /// Text that is already JSON.
+    pub(crate) fn raw(&mut self, text: &str) {
+        self.buf.extend_from_slice(text.as_bytes());
+    }
+
+    /// The JSON text written (`None` only if a string written was not
+    /// UTF-8, which `&str` rules out).
     pub(crate) fn finish(self) -> Option<String> {
-        if self.failed {
-            return None;
-        }
         String::from_utf8(self.buf).ok()
+    }
+
+    /// The bytes written so far, for a caller writing into its own buffer.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Continues writing at the end of `buf`.
+    pub(crate) fn from_bytes(buf: Vec<u8>) -> Self {
+        Out { buf }
     }
 
     fn string(&mut self, s: &str) {
@@ -69,9 +80,54 @@ impl Out {
         self.buf.push(b'"');
     }
 
-    fn value(&mut self, v: &Value) {
-        if serde_json::to_writer(&mut self.buf, v).is_err() {
-            self.failed = true;
+    /// Writes `v` as serde_json would, without its serializer (keeping
+    /// serde's serialisation code out of the wasm).
+    pub(crate) fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.buf.extend_from_slice(b"null"),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => self.number(n),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                let mut a = Arr::open(self);
+                for item in items {
+                    a.item().value(item);
+                }
+            }
+            Value::Object(map) => {
+                let mut o = Obj::open(self);
+                for (k, v) in map {
+                    o.key(k).value(v);
+                }
+            }
+        }
+    }
+
+    fn bool(&mut self, b: bool) {
+        let text: &[u8] = if b { b"true" } else { b"false" };
+        self.buf.extend_from_slice(text);
+    }
+
+    fn number(&mut self, n: &serde_json::Number) {
+        if let Some(u) = n.as_u64() {
+            self.uint(u);
+        } else if let Some(i) = n.as_i64() {
+            self.buf.push(b'-');
+            self.uint(i.unsigned_abs());
+        } else {
+            self.float(n.as_f64().unwrap_or(f64::NAN));
+        }
+    }
+
+    /// A float as serde_json writes it: zmij's shortest form, `null` for
+    /// NaN and the infinities.
+    pub(crate) fn float(&mut self, x: f64) {
+        if x.is_finite() {
+            let mut buffer = zmij::Buffer::new();
+            self.buf
+                .extend_from_slice(buffer.format_finite(x).as_bytes());
+        } else {
+            self.buf.extend_from_slice(b"null");
         }
     }
 
@@ -140,13 +196,21 @@ impl<'a> Obj<'a> {
 
     /// `"key": x`, or `null` for NaN and infinities (as `json!` writes them).
     pub(crate) fn float(&mut self, key: &str, x: f64) -> &mut Self {
-        self.value(key, &Value::from(x))
+        self.key(key).float(x);
+        self
     }
 
     /// `"key": true` or `false`.
     pub(crate) fn bool(&mut self, key: &str, b: bool) -> &mut Self {
-        let text: &[u8] = if b { b"true" } else { b"false" };
-        self.key(key).buf.extend_from_slice(text);
+        self.key(key).bool(b);
+        self
+    }
+
+    /// `"key": "value"` if there is a value.
+    pub(crate) fn opt_str(&mut self, key: &str, value: Option<&str>) -> &mut Self {
+        if let Some(v) = value {
+            self.str(key, v);
+        }
         self
     }
 
@@ -216,6 +280,11 @@ impl<'a> Arr<'a> {
     pub(crate) fn object(&mut self) -> Obj<'_> {
         Obj::open(self.item())
     }
+
+    /// An array element.
+    pub(crate) fn array(&mut self) -> Arr<'_> {
+        Arr::open(self.item())
+    }
 }
 
 impl Drop for Arr<'_> {
@@ -232,7 +301,7 @@ pub(crate) fn object_text(write: impl FnOnce(&mut Obj)) -> String {
     out.finish().unwrap_or_default()
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod tests {
     use super::*;
     use proptest::prelude::*;
@@ -258,6 +327,38 @@ mod tests {
                 "list": [s, ""], "a": [s, [1], {"v": {"k": [s]}}],
             });
             prop_assert_eq!(out.finish().unwrap(), serde_json::to_string(&want).unwrap());
+        }
+    }
+
+    proptest! {
+        /// Any value, as serde_json::to_string writes it.
+        #[test]
+        fn values_are_written_as_serde_json_writes_them(v in crate::providers::canonical::tests::json_value()) {
+            prop_assert_eq!(crate::providers::json_text(&v), serde_json::to_string(&v).unwrap());
+        }
+    }
+
+    #[test]
+    fn floats_are_written_as_serde_json_writes_them() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            1e21,
+            1e-7,
+            123456789.125,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1.5e300,
+        ] {
+            let v = Value::from(x);
+            assert_eq!(
+                crate::providers::json_text(&v),
+                serde_json::to_string(&v).unwrap(),
+                "{x}"
+            );
         }
     }
 
