@@ -418,7 +418,10 @@ class Run {
     this.given = body;
     this.yielded = false;
     this.stopped = null;
-    this.halted = new AbortController(); // aborted by stop(): ends retry waits
+    // Aborted by stop() to end a retry wait; made only when one begins
+    // (an AbortController costs Node a few microseconds; most runs never
+    // wait).
+    this.halted = null;
     this.failure = null;
     this.controller = null;
     this.reader = null;
@@ -460,7 +463,7 @@ class Run {
   /** Ends the whole run with `err`. */
   stop(err) {
     this.stopped ??= err;
-    this.halted.abort(err);
+    this.halted?.abort(err);
     this.cut(err);
   }
 
@@ -532,6 +535,9 @@ class Run {
         const delay = call(() => wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()));
         if (delay < 0) throw err;
         try {
+          // (stop() has not run: `this.stopped` was checked above, and
+          // nothing was awaited since.)
+          this.halted ??= new AbortController();
           await sleep(delay, this.halted.signal);
         } catch {
           throw this.stopped ?? err;
