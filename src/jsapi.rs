@@ -435,8 +435,8 @@ impl JsonDecoder {
     fn seal(mut out: Vec<u8>, strs: &str) -> String {
         out.push(b'}');
         out.push(0);
-        // The JSON part is serde_json's output and ASCII punctuation, so
-        // UTF-8; usually small (the strings, most of the bytes, are
+        // The JSON part is the JSON writer's output and ASCII punctuation,
+        // so UTF-8; usually small (the strings, most of the bytes, are
         // already `str`), so only it is checked.
         let mut text = String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());

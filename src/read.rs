@@ -7,10 +7,12 @@
 //! reading it here costs a few kilobytes, and an error names the exact
 //! field: `messages[2].parts[0].callId: expected a string, got a number`.
 //!
-//! The rules are serde's for these types, with one leniency: an explicit
-//! `null` reads as an absent field everywhere (JavaScript's
-//! `JSON.stringify` writes `null` for `NaN` and for `undefined` in arrays).
-//! Unknown fields are ignored.
+//! The rules are serde's for these types, with these differences: an
+//! explicit `null` reads as an absent field everywhere, lists included
+//! (JavaScript's `JSON.stringify` writes `null` for `NaN` and for
+//! `undefined` in arrays); a repeated key keeps its last value (serde's
+//! derive refused it); and a struct written as a JSON array, which the
+//! derive also took, is refused. Unknown fields are ignored.
 
 use serde_json::{Map, Value};
 

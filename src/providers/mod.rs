@@ -165,16 +165,13 @@ pub fn encode_request(
         Provider::Anthropic => anthropic::request::encode(&input)?,
         Provider::Gemini => gemini::request::encode(&input)?,
     };
-    let cannot = || Error::invalid_request("", "cannot encode the body");
-    let mut body = body.finish().ok_or_else(cannot)?;
+    let mut body = body
+        .finish()
+        .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
     if let Some(options) = &request.provider_options {
-        // Rare, so the body is read back, merged and written again rather
-        // than built as a tree for every request.
-        let Ok(Value::Object(mut tree)) = serde_json::from_str(&body) else {
-            return Err(cannot());
-        };
-        deep_merge(&mut tree, options);
-        body = json_text(&Value::Object(tree));
+        body = write::merged(&body, options).ok_or_else(|| {
+            Error::invalid_request("providerOptions", "cannot be merged into the body")
+        })?;
     }
     headers.push(("content-type".into(), "application/json".into()));
     if stream {
@@ -200,19 +197,6 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
         base.trim_end_matches('/'),
         path.trim_start_matches('/')
     )
-}
-
-/// Merges `from` into `into`: objects merge key by key, other values
-/// replace.
-pub(crate) fn deep_merge(into: &mut Map<String, Value>, from: &Map<String, Value>) {
-    for (k, v) in from {
-        match (into.get_mut(k), v) {
-            (Some(Value::Object(old)), Value::Object(new)) => deep_merge(old, new),
-            _ => {
-                into.insert(k.clone(), v.clone());
-            }
-        }
-    }
 }
 
 /// The parameters schema of a tool as every provider accepts it: the given
@@ -675,18 +659,52 @@ mod tests {
 
     #[test]
     fn provider_options_merge_deeply_and_win() {
-        let mut body = serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        let from = serde_json::json!({"a": {"c": 9}, "e": 4})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        deep_merge(&mut body, &from);
+        let body = json_text(&serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3}));
+        let from = serde_json::json!({"a": {"c": 9}, "e": 4});
         assert_eq!(
-            Value::Object(body),
-            serde_json::json!({"a": {"b": 1, "c": 9}, "d": 3, "e": 4})
+            write::merged(&body, from.as_object().unwrap()).unwrap(),
+            r#"{"a":{"b":1,"c":9},"d":3,"e":4}"#
+        );
+    }
+
+    /// Merging leaves every value it does not touch as it was written: no
+    /// float is parsed again (serde_json's parser can land one step off a
+    /// 17-digit value) and no nesting limit applies.
+    #[test]
+    fn provider_options_leave_other_values_exactly_as_written() {
+        let mut config = ClientConfig::new(Provider::Anthropic);
+        config.model = Some("m".into());
+        let mut deep = serde_json::json!(1);
+        for _ in 0..300 {
+            deep = serde_json::json!({ "a": deep });
+        }
+        let request = Request {
+            top_p: Some(0.999_999_999_999_999_9),
+            tools: vec![Tool {
+                name: "f".into(),
+                description: None,
+                parameters: Some(
+                    serde_json::json!({"type": "object", "x": 2.207_527_275_049_914_4e-7, "deep": deep}),
+                ),
+            }],
+            messages: vec![crate::types::Message::user("hi")],
+            provider_options: serde_json::json!({"top_k": 5}).as_object().cloned(),
+            ..Request::default()
+        };
+        let with = encode_request(&config, &request, false).unwrap().body;
+        let without = encode_request(
+            &config,
+            &Request {
+                provider_options: None,
+                ..request.clone()
+            },
+            false,
+        )
+        .unwrap()
+        .body;
+        assert_eq!(
+            with,
+            format!("{},\"top_k\":5}}", without.strip_suffix('}').unwrap())
         );
     }
 }

@@ -152,9 +152,10 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         // Reasoning without a signature (another provider's) cannot be
         // verified by Anthropic and would be rejected: left out.
         Part::Reasoning { .. } => return Ok(None),
+        // A replayed block goes first too if it is a tool result.
         Part::Provider { provider, data } if provider == NAME => Block {
             json: crate::providers::json_text(data),
-            lead: false,
+            lead: data.get("type").and_then(Value::as_str) == Some("tool_result"),
         },
         Part::Provider { .. } => return Ok(None),
     }))
@@ -211,6 +212,35 @@ fn image_block(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Tool results open a user turn, replayed provider blocks that are
+    /// tool results included; the other blocks keep their order.
+    #[test]
+    fn tool_results_open_the_user_turn() {
+        let request: crate::types::Request = serde_json::from_value(json!({"messages": [
+            {"role": "assistant", "parts": [{"type": "tool_call", "id": "t", "name": "f", "arguments": "{}"}]},
+            {"role": "user", "parts": [
+                {"type": "text", "text": "a"},
+                {"type": "provider", "provider": "anthropic", "data": {"type": "tool_result", "tool_use_id": "s"}},
+                {"type": "text", "text": "b"},
+                {"type": "tool_result", "callId": "t", "content": "1"}]}]}))
+        .unwrap();
+        let mut config = crate::providers::ClientConfig::new(crate::providers::Provider::Anthropic);
+        config.model = Some("m".into());
+        let body: Value = serde_json::from_str(
+            &crate::encode_request(&config, &request, false)
+                .unwrap()
+                .body,
+        )
+        .unwrap();
+        let kinds: Vec<&str> = body["messages"][1]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["tool_use_id"].as_str().or(b["text"].as_str()).unwrap())
+            .collect();
+        assert_eq!(kinds, ["s", "t", "a", "b"]);
+    }
 
     #[test]
     fn foreign_tool_ids_are_made_valid_for_anthropic() {

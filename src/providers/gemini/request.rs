@@ -50,8 +50,15 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 
     // Parallel function responses must share one content: consecutive
     // turns of one role are merged.
+    // The part that takes the placeholder signature, found once per
+    // message (the parts of a message come one after another).
+    let mut placeholder: (*const Message, Option<*const Part>) = (std::ptr::null(), None);
     let Turns { system, turns } = group_turns(req, "model", |msg, part| {
-        encode_part(part, placeholder_goes_on(msg, part), &call_names)
+        if !std::ptr::eq(placeholder.0, msg) {
+            placeholder = (msg, placeholder_part(msg).map(std::ptr::from_ref));
+        }
+        let here = placeholder.1 == Some(std::ptr::from_ref(part));
+        encode_part(part, here, &call_names)
     })?;
 
     let mut out = Out::default();
@@ -126,19 +133,19 @@ fn call_signed(part: &Part) -> Option<bool> {
 /// Gemini 3 rejects a replayed function-call batch whose first call has no
 /// signature (only the first of parallel calls carries one). When none of
 /// an assistant message's calls has one, the first gets the documented
-/// placeholder: true for that part.
-fn placeholder_goes_on(msg: &Message, part: &Part) -> bool {
+/// placeholder: that part.
+fn placeholder_part(msg: &Message) -> Option<&Part> {
     if msg.role != Role::Assistant {
-        return false;
+        return None;
     }
     let mut calls = msg
         .parts
         .iter()
         .filter_map(|p| call_signed(p).map(|signed| (p, signed)));
-    let Some((first, false)) = calls.next() else {
-        return false;
+    let (first, false) = calls.next()? else {
+        return None;
     };
-    std::ptr::eq(first, part) && !calls.any(|(_, signed)| signed)
+    (!calls.any(|(_, signed)| signed)).then_some(first)
 }
 
 fn encode_part(
@@ -314,21 +321,16 @@ mod tests {
                 call(None),
             ],
         };
-        let on: Vec<bool> = msg
-            .parts
-            .iter()
-            .map(|p| placeholder_goes_on(&msg, p))
-            .collect();
-        assert_eq!(on, [false, true, false]);
+        assert!(std::ptr::eq(placeholder_part(&msg).unwrap(), &msg.parts[1]));
         let signed_later = Message {
             parts: vec![call(None), call(Some("real"))],
             ..msg.clone()
         };
-        assert!(!placeholder_goes_on(&signed_later, &signed_later.parts[0]));
+        assert!(placeholder_part(&signed_later).is_none());
         let user = Message {
             role: Role::User,
             ..msg.clone()
         };
-        assert!(!placeholder_goes_on(&user, &user.parts[1]));
+        assert!(placeholder_part(&user).is_none());
     }
 }
