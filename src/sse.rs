@@ -67,7 +67,15 @@ pub struct SseDecoder {
     comments: u64,
     max_event_bytes: usize,
     failed: bool,
+    /// Buffers handed back by the consumer of the events ([`Self::recycle`]),
+    /// for the next event's data and name: no allocation per event.
+    spare_data: Option<String>,
+    spare_name: Option<String>,
 }
+
+/// Larger buffers are not kept for reuse (one huge event should not hold
+/// its memory for the rest of the stream).
+const MAX_SPARE: usize = 64 * 1024;
 
 impl Default for SseDecoder {
     fn default() -> Self {
@@ -96,6 +104,21 @@ impl SseDecoder {
             comments: 0,
             max_event_bytes: limit,
             failed: false,
+            spare_data: None,
+            spare_name: None,
+        }
+    }
+
+    /// Takes back an event's strings once they are no longer needed, to
+    /// hold the next events' (a stream decoder does, so that decoding
+    /// allocates nothing per event for them).
+    pub fn recycle(&mut self, data: Option<String>, name: Option<String>) {
+        let keep = |s: Option<String>| s.filter(|s| s.capacity() <= MAX_SPARE);
+        if let Some(data) = keep(data) {
+            self.spare_data = Some(data);
+        }
+        if let Some(name) = keep(name) {
+            self.spare_name = Some(name);
         }
     }
 
@@ -217,7 +240,12 @@ impl SseDecoder {
                 self.data.push('\n');
                 self.has_data = true;
             }
-            b"event" => self.event = Some(utf8(value).into_owned()),
+            b"event" => {
+                let mut name = self.spare_name.take().unwrap_or_default();
+                name.clear();
+                name.push_str(&utf8(value));
+                self.event = Some(name);
+            }
             b"id" if !value.contains(&0) => self.last_id = Some(utf8(value).into_owned()),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
@@ -236,9 +264,11 @@ impl SseDecoder {
         if self.data.ends_with('\n') {
             self.data.pop();
         }
+        let mut next = self.spare_data.take().unwrap_or_default();
+        next.clear();
         out.push(SseEvent {
             event,
-            data: std::mem::take(&mut self.data),
+            data: std::mem::replace(&mut self.data, next),
             id: self.last_id.clone(),
         });
     }
@@ -271,6 +301,37 @@ mod tests {
 
     fn data(events: &[SseEvent]) -> Vec<&str> {
         events.iter().map(|e| e.data.as_str()).collect()
+    }
+
+    /// Recycled strings hold the next events, cleared: nothing of the old
+    /// text shows, and a huge buffer is not kept.
+    #[test]
+    fn recycled_buffers_are_reused_cleared() {
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        d.feed(
+            b"event: a_long_event_name\ndata: first event data\n\n",
+            &mut out,
+        )
+        .unwrap();
+        let first = out.pop().unwrap();
+        let (data_cap, name_cap) = (
+            first.data.capacity(),
+            first.event.as_ref().unwrap().capacity(),
+        );
+        d.recycle(Some(first.data), first.event);
+        d.feed(b"event: b\ndata: x\n\n", &mut out).unwrap();
+        let second = out.pop().unwrap();
+        assert_eq!(
+            (second.event.as_deref(), second.data.as_str()),
+            (Some("b"), "x")
+        );
+        // The event name was written into the recycled name; the recycled
+        // data buffer now waits for the next event's data.
+        assert!(second.event.unwrap().capacity() >= name_cap);
+        assert!(d.data.capacity() >= data_cap && d.data.is_empty());
+        d.recycle(Some(String::with_capacity(MAX_SPARE + 1)), None);
+        assert!(d.spare_data.is_none());
     }
 
     #[test]

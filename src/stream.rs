@@ -157,18 +157,25 @@ impl StreamDecoder {
             let result = self.frames.frame(&ev, &self.acc, &mut deltas);
             if deltas.is_empty() && result.is_ok() {
                 self.deltas = deltas;
+                self.sse.recycle(Some(ev.data), ev.event);
                 continue;
             }
             // Most frames (argument fragments) never reach an event: their
             // text is not copied into a shared frame unless it will be.
-            let raw = if deltas.iter().any(Delta::keeps_frame) {
-                let raw = Raw::from(ev.data);
-                self.last_frame = LastFrame::Shared(raw.clone());
-                raw
+            // Strings no longer needed go back to the SSE decoder for reuse.
+            let (raw, last) = if deltas.iter().any(Delta::keeps_frame) {
+                let raw = Raw::from(ev.data.as_str());
+                let last = std::mem::replace(&mut self.last_frame, LastFrame::Shared(raw.clone()));
+                self.sse.recycle(Some(ev.data), None);
+                (raw, last)
             } else {
-                self.last_frame = LastFrame::Text(ev.data);
-                self.no_frame.clone()
+                let last = std::mem::replace(&mut self.last_frame, LastFrame::Text(ev.data));
+                (self.no_frame.clone(), last)
             };
+            if let LastFrame::Text(text) = last {
+                self.sse.recycle(Some(text), None);
+            }
+            self.sse.recycle(None, ev.event);
             for d in deltas.drain(..) {
                 self.acc.apply(d, &raw, out);
             }
