@@ -319,6 +319,10 @@ describe("errors", () => {
     assert.throws(() => skyl.validateToolCall({ id: "", name: "f", arguments: "{}" }), (e) => e.path === "toolCall.id");
     assert.throws(() => skyl.validateToolCall({ id: "c", name: "", arguments: "{}" }), (e) => e.path === "toolCall.name");
     assert.throws(() => skyl.validateRequest({ messages: skyl.toolResultMessage("x", "y") ? [skyl.toolResultMessage("x", "y")] : [] }), skyl.InvalidRequestError);
+    // A field of the wrong type is named exactly, with what was expected.
+    const wrongType = { messages: [{ role: "user", parts: [{ type: "text", text: "a" }, { type: "text", text: 5 }] }] };
+    assert.throws(() => skyl.validateRequest(wrongType), (e) => e instanceof skyl.InvalidRequestError && e.path === "messages[0].parts[1].text" && /expected a string, got a number/.test(e.message));
+    assert.throws(() => skyl.validateTool({ name: "f", description: 1 }), (e) => e.path === "tool.description");
     const m = skyl.toolErrorMessage("c1", new Error("boom"));
     assert.deepEqual(m, { role: "tool", parts: [{ type: "tool_result", callId: "c1", content: "boom", isError: true }] });
   });
