@@ -86,8 +86,8 @@ fn parse<T>(
     prefix: &str,
     read: fn(Value, &At) -> Result<T, ReadError>,
 ) -> Result<T, Error> {
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| Error::invalid_request(what, e.to_string()))?;
+    let value: Value = crate::providers::scan::parse(json)
+        .map_err(|e| Error::invalid_request(what, e.to_string()))?;
     read(value, &At::Root(prefix)).map_err(|e| {
         let path = if e.path.is_empty() {
             what.to_string()
@@ -156,7 +156,7 @@ pub fn response(provider: &str, body: &str) -> String {
 pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -> String {
     let label = provider_label(provider);
     let headers =
-        serde_json::from_str(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
+        crate::providers::scan::parse(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
     let e = match provider_named(provider) {
         Ok(p) => decode_error(p, status, &headers, body),
         Err(e) => e,

@@ -188,14 +188,12 @@ impl<'a> Scan<'a> {
             let digits = len - usize::from(text.first() == Some(&b'-'));
             return digits <= 18 && text != b"-0";
         }
-        // Parsed and written by serde_json itself, so both agree with the
+        // Parsed by serde_json's own number parser, so both agree with the
         // general path (its float parsing is not always Rust's `parse`).
-        // As a `Value`, not an `f64`: a typed parse would link serde's
-        // type-error formatting (with `f64` Display) into the wasm.
         let parsed = std::str::from_utf8(text)
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-            .and_then(|v| v.as_f64());
+            .and_then(|t| t.parse::<serde_json::Number>().ok())
+            .and_then(|n| n.as_f64());
         // Written back as serde_json writes a finite float (with zmij).
         match parsed {
             Some(x) if x.is_finite() => zmij::Buffer::new().format_finite(x).as_bytes() == text,

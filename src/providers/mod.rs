@@ -26,7 +26,7 @@ mod canonical;
 pub mod gemini;
 pub mod openai;
 pub mod openaicompat;
-mod scan;
+pub(crate) mod scan;
 pub(crate) mod write;
 
 /// Which wire format to speak.
@@ -390,7 +390,7 @@ pub(crate) fn write_turns(
 /// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
 /// [`Error::ContentFilter`].
 pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error> {
-    let value: Value = serde_json::from_str(body)
+    let value = scan::parse(body)
         .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
     let deltas = match provider {
         Provider::OpenAi => openai::response::decode(&value, openai::Dialect::OPENAI),
@@ -413,7 +413,7 @@ pub fn decode_error(
     headers: &[(String, String)],
     body: &str,
 ) -> Error {
-    let value: Option<Value> = serde_json::from_str(body).ok();
+    let value = scan::parse(body).ok();
     let mut err = match (&value, provider) {
         (Some(v), Provider::OpenAi) => openai::error::decode(v),
         (Some(v), Provider::OpenAiCompat) => openaicompat::error::decode(v),

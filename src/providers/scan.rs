@@ -8,14 +8,20 @@
 
 use std::borrow::Cow;
 
+use serde_json::{Map, Number, Value};
+
 /// Deeper values are left to the general path (serde_json stops at 128).
 const MAX_DEPTH: usize = 64;
+
+/// serde_json refuses the 128th nested array or object.
+const VALUE_MAX_DEPTH: usize = 127;
 
 /// A position in one JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
     at: usize,
     depth: usize,
+    max_depth: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -24,6 +30,7 @@ impl<'a> Reader<'a> {
             text,
             at: 0,
             depth: 0,
+            max_depth: MAX_DEPTH,
         }
     }
 
@@ -59,13 +66,16 @@ impl<'a> Reader<'a> {
         &mut self,
         mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
-        self.members(|r, key| field(r, key?))
+        self.members(|r, key| match key {
+            Cow::Borrowed(key) => field(r, key),
+            Cow::Owned(_) => None,
+        })
     }
 
-    /// As [`Self::object`], the key `None` when it has escapes.
+    /// As [`Self::object`], with every key (unescaped).
     fn members(
         &mut self,
-        mut field: impl FnMut(&mut Self, Option<&'a str>) -> Option<()>,
+        mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
     ) -> Option<()> {
         self.ws();
         if !self.eat(b'{') {
@@ -76,7 +86,7 @@ impl<'a> Reader<'a> {
         if !self.eat(b'}') {
             loop {
                 self.ws();
-                let key = self.key()?;
+                let key = self.string()?;
                 self.ws();
                 if !self.eat(b':') {
                     return None;
@@ -123,7 +133,7 @@ impl<'a> Reader<'a> {
 
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
-        (self.depth <= MAX_DEPTH).then_some(())
+        (self.depth <= self.max_depth).then_some(())
     }
 
     /// `true` or `false`.
@@ -193,14 +203,6 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn run_end(&self, from: usize) -> usize {
         from + plain_run(self.text.as_bytes().get(from..).unwrap_or_default())
-    }
-
-    /// A key, `Some(None)` if it has escapes.
-    fn key(&mut self) -> Option<Option<&'a str>> {
-        match self.string()? {
-            Cow::Borrowed(key) => Some(Some(key)),
-            Cow::Owned(_) => Some(None),
-        }
     }
 
     /// A string, borrowed unless it has escapes.
@@ -298,14 +300,76 @@ impl<'a> Reader<'a> {
         let (len, float) = number(self.text.as_bytes().get(self.at..)?)?;
         let text = self.text.get(self.at..self.at + len)?;
         // serde_json rejects a number out of f64's range (`1e400`, 310
-        // digits): so does the reader, asking serde_json itself (for a
-        // `Value`, as everywhere else in the wasm). Short integers (the
-        // common case) are always in range.
-        if (float || len > 18) && serde_json::from_str::<serde_json::Value>(text).is_err() {
+        // digits): so does the reader, asking serde_json's own number
+        // parser. Short integers (the common case) are always in range.
+        if (float || len > 18) && text.parse::<Number>().is_err() {
             return None;
         }
         self.at += len;
         Some(())
+    }
+
+    /// Any value, built: what `serde_json::from_str::<Value>` builds from
+    /// the same text (a repeated key keeps its first place and last value;
+    /// numbers by serde_json's own number parser).
+    fn value(&mut self) -> Option<Value> {
+        self.ws();
+        Some(match self.peek()? {
+            b'{' => {
+                let mut map = Map::new();
+                self.members(|r, key| {
+                    let v = r.value()?;
+                    map.insert(key.into_owned(), v);
+                    Some(())
+                })?;
+                Value::Object(map)
+            }
+            b'[' => {
+                let mut items = Vec::new();
+                self.array(|r| {
+                    items.push(r.value()?);
+                    Some(())
+                })?;
+                Value::Array(items)
+            }
+            b'"' => Value::String(self.string()?.into_owned()),
+            b't' | b'f' => Value::Bool(self.boolean()?),
+            b'n' => self.null().then_some(Value::Null)?,
+            _ => {
+                let (len, _) = number(self.text.as_bytes().get(self.at..)?)?;
+                let n = self
+                    .text
+                    .get(self.at..self.at + len)?
+                    .parse::<Number>()
+                    .ok()?;
+                self.at += len;
+                Value::Number(n)
+            }
+        })
+    }
+}
+
+/// JSON text that is not valid, with where reading stopped.
+#[derive(Debug)]
+pub(crate) struct NotJson {
+    at: usize,
+}
+
+impl std::fmt::Display for NotJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not valid JSON (reading stopped at byte {})", self.at)
+    }
+}
+
+/// Parses JSON text into a [`Value`], accepting exactly what
+/// `serde_json::from_str::<Value>` accepts and building the same value (a
+/// proptest compares them), without serde's deserializer in the wasm.
+pub(crate) fn parse(text: &str) -> Result<Value, NotJson> {
+    let mut r = Reader::new(text);
+    r.max_depth = VALUE_MAX_DEPTH;
+    match r.value() {
+        Some(v) if r.at_end() => Ok(v),
+        _ => Err(NotJson { at: r.at }),
     }
 }
 
@@ -410,6 +474,100 @@ mod tests {
         let mut r = Reader::new(text);
         r.skip()?;
         r.at_end().then_some(())
+    }
+
+    /// What serde_json makes of `text`, as text (key order included).
+    fn serde_parse(text: &str) -> Option<String> {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .map(|v| v.to_string())
+    }
+
+    fn own_parse(text: &str) -> Option<String> {
+        parse(text).ok().map(|v| v.to_string())
+    }
+
+    #[test]
+    fn parse_agrees_with_serde_json_on_the_edges() {
+        let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        let mut cases: Vec<String> = [
+            "",
+            " ",
+            "null",
+            " true ",
+            "fals",
+            "-0",
+            "-0.0",
+            "0",
+            "01",
+            "1.",
+            ".5",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "0.30000000000000004",
+            "123456789012345678901234567890",
+            r#""\ud83c""#,
+            r#""\ud83c\udf0d""#,
+            r#""\u0000""#,
+            "\"a\u{1}\"",
+            r#"{"a":1,"a":2,"b":3}"#,
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,}"#,
+            "[1,]",
+            "[1 2]",
+            r#"{"a" 1}"#,
+            "{1:2}",
+            "[1] x",
+            "\u{feff}1",
+            " \t\n\r[ 1 , { \"k\" : [ ] } ]\n",
+            r#"{"\u0061":1,"a":2}"#,
+            r#""\/""#,
+            "nul",
+            "[",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        cases.push(deep(127));
+        cases.push(deep(128));
+        for text in cases {
+            assert_eq!(own_parse(&text), serde_parse(&text), "{text:?}");
+        }
+    }
+
+    proptest! {
+        /// Any JSON value written compactly or pretty, and then changed at
+        /// one place: parsed or refused as serde_json does, to the same
+        /// value.
+        #[test]
+        fn parse_agrees_with_serde_json(
+            v in crate::providers::canonical::tests::json_value(),
+            pretty in any::<bool>(),
+            edit in prop::option::of((any::<prop::sample::Index>(), 0usize..3, prop::sample::select(vec![
+                "", " ", ",", ":", "\"", "\\", "{", "}", "[", "]", "0", "-", ".", "e", "1e999",
+                "\\u", "\\ud800", "n", "t", "\u{1}", "é",
+            ]))),
+        ) {
+            let mut text = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
+            if let Some((at, op, s)) = edit {
+                let mut at = at.index(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+                match op {
+                    0 => text.insert_str(at, s),
+                    1 => text.replace_range(at..end, s),
+                    _ => text.replace_range(at..end, ""),
+                }
+            }
+            prop_assert_eq!(own_parse(&text), serde_parse(&text), "{:?}", text);
+        }
     }
 
     #[test]

@@ -182,7 +182,7 @@ fn tool_input(arguments: &str) -> Result<Value, String> {
     if arguments.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    match serde_json::from_str::<Value>(arguments) {
+    match crate::providers::scan::parse(arguments) {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(_) => Err("tool-call arguments must be a JSON object for Anthropic".into()),
         Err(e) => Err(format!("tool-call arguments are not valid JSON: {e}")),

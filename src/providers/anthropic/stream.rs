@@ -116,7 +116,7 @@ impl Decoder {
                 }
             }
         }
-        let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
+        let data = crate::providers::scan::parse(&ev.data).map_err(|e| {
             FrameFailure::Malformed(format!("an event whose data is not JSON: {e}"))
         })?;
         let kind = data
@@ -420,7 +420,7 @@ impl Decoder {
             Block::Thinking | Block::Text => out.push(Delta::Break),
             Block::Opaque { mut block, json } => {
                 if !json.is_empty() {
-                    let input = serde_json::from_str(&json).unwrap_or(Value::String(json));
+                    let input = crate::providers::scan::parse(&json).unwrap_or(Value::String(json));
                     block.insert("input".into(), input);
                 }
                 out.push(Delta::Opaque {

@@ -431,7 +431,7 @@ impl Turn {
         // Repeated in every frame: parsed only when its text changes.
         if let Some(text) = frame.usage_metadata {
             if self.usage_text.as_deref() != Some(text) {
-                if let Ok(u) = serde_json::from_str::<Value>(text) {
+                if let Ok(u) = crate::providers::scan::parse(text) {
                     self.usage(Some(&u), out);
                 }
                 self.usage_text = Some(text.to_string());

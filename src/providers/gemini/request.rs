@@ -197,7 +197,7 @@ fn encode_part(
             let args = if arguments.trim().is_empty() {
                 Value::Object(Map::new())
             } else {
-                match serde_json::from_str::<Value>(arguments) {
+                match crate::providers::scan::parse(arguments) {
                     Ok(v @ Value::Object(_)) => v,
                     Ok(_) => return Err("tool-call arguments must be a JSON object".into()),
                     Err(e) => return Err(format!("tool-call arguments are not valid JSON: {e}")),

@@ -1,7 +1,6 @@
 //! Stream frames (`streamGenerateContent?alt=sse`): each `data:` is a whole
 //! `GenerateContentResponse`. The turn is complete at a `finishReason`.
 
-use serde_json::Value;
 
 use super::Turn;
 use crate::accumulate::Delta;
@@ -26,7 +25,7 @@ impl Decoder {
         if crate::providers::fast_paths() && self.turn.quick(&ev.data, out) {
             return Ok(());
         }
-        let body: Value = serde_json::from_str(&ev.data)
+        let body = crate::providers::scan::parse(&ev.data)
             .map_err(|e| FrameFailure::Malformed(format!("a frame that is not JSON: {e}")))?;
         self.turn.response(body, out)
     }

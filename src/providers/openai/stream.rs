@@ -71,7 +71,7 @@ impl Decoder {
         }
         // Read as a `Value`: a typed `Map` would link serde's type-error
         // formatting into the wasm for this one message.
-        let chunk: Map<String, Value> = match serde_json::from_str(data) {
+        let chunk: Map<String, Value> = match crate::providers::scan::parse(data) {
             Ok(Value::Object(c)) => c,
             parsed => {
                 let why = parsed.map_or_else(|e| e.to_string(), |_| "not an object".into());
