@@ -1,7 +1,6 @@
 //! Stream frames (`streamGenerateContent?alt=sse`): each `data:` is a whole
 //! `GenerateContentResponse`. The turn is complete at a `finishReason`.
 
-
 use super::Turn;
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
