@@ -207,7 +207,11 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 /// `{"type": "object", "properties": {}}`.
 pub fn object_schema(parameters: Option<&Value>) -> Value {
     let Some(Value::Object(given)) = parameters else {
-        return serde_json::json!({"type": "object", "properties": {}});
+        // (Built by hand: `json!` would link serde's value serializer.)
+        let mut schema = Map::new();
+        schema.insert("type".into(), Value::from("object"));
+        schema.insert("properties".into(), Value::Object(Map::new()));
+        return Value::Object(schema);
     };
     let mut schema = given.clone();
     match schema.get_mut("required") {
