@@ -163,19 +163,21 @@ impl StreamDecoder {
             // Most frames (argument fragments) never reach an event: their
             // text is not copied into a shared frame unless it will be.
             // Strings no longer needed go back to the SSE decoder for reuse.
-            let (raw, last) = if deltas.iter().any(Delta::keeps_frame) {
+            // The decoder keeps one spare: the frame's text once copied,
+            // or else the frame text this one replaces.
+            let (raw, spare) = if deltas.iter().any(Delta::keeps_frame) {
                 let raw = Raw::from(ev.data.as_str());
-                let last = std::mem::replace(&mut self.last_frame, LastFrame::Shared(raw.clone()));
-                self.sse.recycle(Some(ev.data), None);
-                (raw, last)
+                self.last_frame = LastFrame::Shared(raw.clone());
+                (raw, Some(ev.data))
             } else {
-                let last = std::mem::replace(&mut self.last_frame, LastFrame::Text(ev.data));
-                (self.no_frame.clone(), last)
+                let spare = match std::mem::replace(&mut self.last_frame, LastFrame::Text(ev.data))
+                {
+                    LastFrame::Text(text) => Some(text),
+                    LastFrame::Shared(_) => None,
+                };
+                (self.no_frame.clone(), spare)
             };
-            if let LastFrame::Text(text) = last {
-                self.sse.recycle(Some(text), None);
-            }
-            self.sse.recycle(None, ev.event);
+            self.sse.recycle(spare, ev.event);
             for d in deltas.drain(..) {
                 self.acc.apply(d, &raw, out);
             }

@@ -9,6 +9,7 @@
 //! `openaicompat` is the OpenAI adapter with a dialect switch for the quirks
 //! of OpenAI-compatible servers, not a copy.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -206,13 +207,25 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 /// satisfies this is returned unchanged. No parameters give
 /// `{"type": "object", "properties": {}}`.
 pub fn object_schema(parameters: Option<&Value>) -> Value {
-    let Some(Value::Object(given)) = parameters else {
+    schema_for(parameters).into_owned()
+}
+
+/// [`object_schema`], borrowing the given schema when it is returned
+/// unchanged (the common case: no copy).
+fn schema_for(parameters: Option<&Value>) -> Cow<'_, Value> {
+    let Some(p @ Value::Object(given)) = parameters else {
         // (Built by hand: `json!` would link serde's value serializer.)
         let mut schema = Map::new();
         schema.insert("type".into(), Value::from("object"));
         schema.insert("properties".into(), Value::Object(Map::new()));
-        return Value::Object(schema);
+        return Cow::Owned(Value::Object(schema));
     };
+    let required_ok = given.get("required").map_or(true, |r| {
+        r.as_array().is_some_and(|r| r.iter().all(Value::is_string))
+    });
+    if required_ok && given.get("type").and_then(Value::as_str) == Some("object") {
+        return Cow::Borrowed(p);
+    }
     let mut schema = given.clone();
     match schema.get_mut("required") {
         Some(Value::Array(required)) => required.retain(Value::is_string),
@@ -222,7 +235,7 @@ pub fn object_schema(parameters: Option<&Value>) -> Value {
         None => {}
     }
     if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return Value::Object(schema);
+        return Cow::Owned(Value::Object(schema));
     }
     // Insert (or correct) "type" first, as the providers document it.
     let mut ordered = Map::new();
@@ -232,7 +245,7 @@ pub fn object_schema(parameters: Option<&Value>) -> Value {
             ordered.insert(k, v);
         }
     }
-    Value::Object(ordered)
+    Cow::Owned(Value::Object(ordered))
 }
 
 /// Where an image part's bytes are.
@@ -281,21 +294,7 @@ pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Opti
     let Some(key) = schema_key else {
         return;
     };
-    match &tool.parameters {
-        // The common case, which object_schema would return unchanged:
-        // written without a copy.
-        Some(p @ Value::Object(given))
-            if given.get("type").and_then(Value::as_str) == Some("object")
-                && given.get("required").map_or(true, |r| {
-                    r.as_array().is_some_and(|r| r.iter().all(Value::is_string))
-                }) =>
-        {
-            d.value(key, p);
-        }
-        other => {
-            d.value(key, &object_schema(other.as_ref()));
-        }
-    }
+    d.value(key, &schema_for(tool.parameters.as_ref()));
 }
 
 /// All system text of a request (its `system` and any system messages), or
