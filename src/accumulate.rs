@@ -564,10 +564,9 @@ pub(crate) fn merge_data(into: &mut Option<ProviderData>, data: ProviderData) {
 }
 
 /// Whether `text` is exactly one complete JSON object (whitespace around it
-/// allowed). Validates without building a value.
+/// allowed), by JSON's grammar: see [`crate::providers::scan::is_object`].
 pub(crate) fn is_json_object(text: &str) -> bool {
-    text.trim_start().starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    crate::providers::scan::is_object(text)
 }
 
 /// Builds a one-key provider data object: `{adapter: {key: value}}`.

@@ -234,6 +234,11 @@ pub struct ToolCall {
     /// The tool's name.
     pub name: String,
     /// The complete JSON text of the arguments (an object).
+    ///
+    /// A decoded call's arguments are checked against JSON's grammar (RFC
+    /// 8259), which is what `JSON.parse` takes: a lone surrogate escape
+    /// (`"\ud800"`) or a number beyond `f64`'s range (`1e400`) passes,
+    /// though `serde_json::from_str::<Value>` refuses both.
     pub arguments: String,
 }
 

@@ -464,6 +464,125 @@ pub(crate) fn number(b: &[u8]) -> Option<(usize, bool)> {
     Some((at, float))
 }
 
+/// Whether `text` is one JSON object, with only whitespace around it, by
+/// JSON's grammar alone (RFC 8259): any `\u` escape, lone surrogates
+/// included, and numbers of any size, as `JSON.parse` takes them (and as
+/// serde_json does when it skips a value without building it). Iterative,
+/// with no nesting limit: a call's arguments are checked, never built.
+pub(crate) fn is_object(text: &str) -> bool {
+    let b = text.as_bytes();
+    let ws = |mut at: usize| {
+        while matches!(b.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            at += 1;
+        }
+        at
+    };
+    // After a string's opening quote: the index after its closing one.
+    let string = |mut at: usize| -> Option<usize> {
+        loop {
+            at += plain_run(b.get(at..)?);
+            match b.get(at)? {
+                b'"' => return Some(at + 1),
+                b'\\' => {}
+                _ => return None, // a control character
+            }
+            at += 1;
+            match b.get(at)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 1,
+                b'u' => {
+                    let hex = b.get(at + 1..at + 5)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    at += 5;
+                }
+                _ => return None,
+            }
+        }
+    };
+    // The open containers, innermost last: true for an object.
+    let mut open: Vec<bool> = Vec::new();
+    let mut at = ws(0);
+    if b.get(at) != Some(&b'{') {
+        return false;
+    }
+    // Whether a value is expected next (else a key, after `{` or `,`).
+    let mut want_value = true;
+    loop {
+        at = ws(at);
+        if want_value {
+            // A value: a scalar, or an opened container.
+            let Some(&c) = b.get(at) else { return false };
+            at += 1;
+            match c {
+                b'{' | b'[' => {
+                    at = ws(at);
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    if b.get(at) != Some(&close) {
+                        open.push(c == b'{');
+                        want_value = c == b'[';
+                        continue;
+                    }
+                    at += 1;
+                }
+                b'"' => match string(at) {
+                    Some(end) => at = end,
+                    None => return false,
+                },
+                b't' | b'f' | b'n' => {
+                    let word: &[u8] = match c {
+                        b't' => b"rue",
+                        b'f' => b"alse",
+                        _ => b"ull",
+                    };
+                    if !b.get(at..).is_some_and(|rest| rest.starts_with(word)) {
+                        return false;
+                    }
+                    at += word.len();
+                }
+                _ => match number(b.get(at - 1..).unwrap_or_default()) {
+                    Some((len, _)) => at += len - 1,
+                    None => return false,
+                },
+            }
+        } else {
+            // A key and its colon.
+            if b.get(at) != Some(&b'"') {
+                return false;
+            }
+            match string(at + 1) {
+                Some(end) => at = ws(end),
+                None => return false,
+            }
+            if b.get(at) != Some(&b':') {
+                return false;
+            }
+            at += 1;
+            want_value = true;
+            continue;
+        }
+        // After a value: a comma, or the innermost container's close.
+        loop {
+            at = ws(at);
+            let Some(&object) = open.last() else {
+                return at == b.len();
+            };
+            match b.get(at) {
+                Some(b',') => {
+                    at += 1;
+                    want_value = !object;
+                    break;
+                }
+                Some(b'}') if object => {}
+                Some(b']') if !object => {}
+                _ => return false,
+            }
+            at += 1;
+            open.pop();
+        }
+    }
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod tests {
     use super::*;
@@ -541,32 +660,123 @@ mod tests {
     }
 
     proptest! {
-        /// Any JSON value written compactly or pretty, and then changed at
-        /// one place: parsed or refused as serde_json does, to the same
-        /// value.
+        /// Any JSON value, and then changed at one place: parsed or
+        /// refused as serde_json does, to the same value.
         #[test]
-        fn parse_agrees_with_serde_json(
-            v in crate::providers::canonical::tests::json_value(),
-            pretty in any::<bool>(),
-            edit in prop::option::of((any::<prop::sample::Index>(), 0usize..3, prop::sample::select(vec![
+        fn parse_agrees_with_serde_json(text in near_json(false)) {
+            prop_assert_eq!(own_parse(&text), serde_parse(&text), "{:?}", text);
+        }
+    }
+
+    /// Any JSON value (within an object if `object`) written compactly or
+    /// pretty, and then, most of the time, changed at one place by a
+    /// character or token that often makes it invalid.
+    fn near_json(object: bool) -> impl Strategy<Value = String> {
+        let edit = prop::option::of((
+            any::<prop::sample::Index>(),
+            0usize..3,
+            prop::sample::select(vec![
                 "", " ", ",", ":", "\"", "\\", "{", "}", "[", "]", "0", "-", ".", "e", "1e999",
                 "\\u", "\\ud800", "n", "t", "\u{1}", "é",
-            ]))),
-        ) {
-            let mut text = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
-            if let Some((at, op, s)) = edit {
-                let mut at = at.index(text.len() + 1);
-                while !text.is_char_boundary(at) {
-                    at -= 1;
+            ]),
+        ));
+        (
+            crate::providers::canonical::tests::json_value(),
+            any::<bool>(),
+            edit,
+        )
+            .prop_map(move |(v, pretty, edit)| {
+                let v = if object {
+                    serde_json::json!({ "v": v })
+                } else {
+                    v
+                };
+                let mut text = if pretty {
+                    serde_json::to_string_pretty(&v).unwrap()
+                } else {
+                    v.to_string()
+                };
+                if let Some((at, op, s)) = edit {
+                    let mut at = at.index(text.len() + 1);
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+                    match op {
+                        0 => text.insert_str(at, s),
+                        1 => text.replace_range(at..end, s),
+                        _ => text.replace_range(at..end, ""),
+                    }
                 }
-                let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
-                match op {
-                    0 => text.insert_str(at, s),
-                    1 => text.replace_range(at..end, s),
-                    _ => text.replace_range(at..end, ""),
-                }
-            }
-            prop_assert_eq!(own_parse(&text), serde_parse(&text), "{:?}", text);
+                text
+            })
+    }
+
+    /// What `is_object` must say: serde_json skipping the value without
+    /// building it (`IgnoredAny`: grammar only, any depth), and an object.
+    fn grammar_object(text: &str) -> bool {
+        text.trim_start().starts_with('{')
+            && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    }
+
+    #[test]
+    fn object_grammar_on_the_edges() {
+        let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[{\"b\":".repeat(n), "}]".repeat(n));
+        let mut cases: Vec<String> = [
+            "{}",
+            " { } ",
+            "{",
+            "}",
+            "[1]",
+            "\"{}\"",
+            r#"{"a":1} x"#,
+            r#"{"a":1}{}"#,
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":}"#,
+            r#"{,"a":1}"#,
+            "{1:2}",
+            r#"{"a":[1,]}"#,
+            r#"{"a":[,1]}"#,
+            r#"{"a":[1 2]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":[[],{}]}"#,
+            r#"{"a":1e400,"b":-1e-400}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"\udc00":"\ud83c\udf0d"}"#,
+            r#"{"a":"\u00e"}"#,
+            r#"{"a":"\u+0e9"}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            "{\"a\":\"\u{7f}é\"}",
+            r#"{"a":tru}"#,
+            r#"{"a":nulll}"#,
+            r#"{"a":true,"b":false,"c":null}"#,
+            "\u{feff}{}",
+            "{\"a\":1}\n",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        cases.push(deep(100_000));
+        cases.push(deep(3)[..20].to_string());
+        for text in cases {
+            assert_eq!(is_object(&text), grammar_object(&text), "{text:?}");
+        }
+        for n in [0, 1, 2, 200, 100_000] {
+            assert!(is_object(&deep(n)), "{n}");
+        }
+    }
+
+    proptest! {
+        /// Any JSON object, written compactly or pretty, then changed at
+        /// one place: taken or refused as serde_json's grammar does.
+        #[test]
+        fn object_grammar_agrees_with_serde_json(text in near_json(true)) {
+            prop_assert_eq!(is_object(&text), grammar_object(&text), "{:?}", text);
         }
     }
 
