@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::model_json;
-use crate::providers::write::{object_text, push_decimal, Out};
+use crate::providers::write::{object_text, push_decimal, quoted, Out};
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
@@ -63,7 +63,10 @@ fn provider_named(name: &str) -> Result<Provider, Error> {
     Provider::from_name(name).ok_or_else(|| {
         Error::invalid_request(
             "provider",
-            format!("unknown provider {name:?}: use openai, openaicompat, anthropic or gemini"),
+            format!(
+                "unknown provider {}: use openai, openaicompat, anthropic or gemini",
+                quoted(name)
+            ),
         )
     })
 }
@@ -174,7 +177,7 @@ pub fn validate(kind: &str, json: &str) -> String {
         "request" => parse(json, "request", "", read::request).and_then(|r| validate_request(&r)),
         other => Err(Error::invalid_request(
             "",
-            format!("nothing to validate as {other:?}"),
+            format!("nothing to validate as {}", quoted(other)),
         )),
     };
     match result {

@@ -16,6 +16,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::providers::write::quoted;
 use crate::types::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
 
 /// What was wrong, and where: `path` is empty for the value itself.
@@ -216,7 +217,8 @@ fn role(v: Value, at: &At) -> Read<Role> {
         "tool" => Role::Tool,
         other => {
             return Err(at.error(format!(
-                "unknown role {other:?}: use system, user, assistant or tool"
+                "unknown role {}: use system, user, assistant or tool",
+                quoted(other)
             )))
         }
     })
@@ -304,8 +306,9 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
         },
         other => {
             return Err(At::Key(at, "type").error(format!(
-                "unknown part type {other:?}: use text, image, tool_call, tool_result, reasoning or provider"
-            )))
+            "unknown part type {}: use text, image, tool_call, tool_result, reasoning or provider",
+            quoted(other)
+        )))
         }
     })
 }

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use crate::error::Error;
+use crate::providers::write::quoted;
 use crate::types::{Part, Request, Role, Tool, ToolCall};
 
 /// A tool needs a non-empty name; its parameters, when given, must be a JSON
@@ -28,8 +29,8 @@ fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Error> {
             return Err(Error::invalid_request(
                 format!("{}.parameters", path()),
                 format!(
-                    "tool {:?}: parameters must be a JSON Schema object",
-                    tool.name
+                    "tool {}: parameters must be a JSON Schema object",
+                    quoted(&tool.name)
                 ),
             ));
         }
@@ -52,7 +53,7 @@ fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Err
     if name.is_empty() {
         return Err(Error::invalid_request(
             format!("{}.name", path()),
-            format!("tool call {id:?} needs a name"),
+            format!("tool call {} needs a name", quoted(id)),
         ));
     }
     Ok(())
@@ -68,7 +69,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
         if !names.insert(tool.name.as_str()) {
             return Err(Error::invalid_request(
                 format!("{}.name", path()),
-                format!("tool {:?} is declared twice", tool.name),
+                format!("tool {} is declared twice", quoted(&tool.name)),
             ));
         }
     }
@@ -77,8 +78,8 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
             return Err(Error::invalid_request(
                 "toolChoice.name",
                 format!(
-                    "tool choice names {:?}, which is not among the tools",
-                    named.name
+                    "tool choice names {}, which is not among the tools",
+                    quoted(&named.name)
                 ),
             ));
         }
@@ -108,7 +109,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                     if !calls.contains(call_id.as_str()) {
                         return Err(Error::invalid_request(
                             format!("{}.callId", path()),
-                            format!("tool result answers unknown call id {call_id:?}"),
+                            format!("tool result answers unknown call id {}", quoted(call_id)),
                         ));
                     }
                 }

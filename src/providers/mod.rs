@@ -259,6 +259,18 @@ pub(crate) enum ImageSource<'a> {
     Base64 { media_type: &'a str, data: &'a str },
 }
 
+/// A data URL's media type and base64 payload, around the first
+/// `;base64,` (what `split_once(";base64,")` gives, without the substring
+/// searcher and its panic path in the wasm).
+fn base64_payload(rest: &str) -> Option<(&str, &str)> {
+    const MARK: &[u8] = b";base64,";
+    let at = rest
+        .as_bytes()
+        .windows(MARK.len())
+        .position(|w| w == MARK)?;
+    Some((rest.get(..at)?, rest.get(at + MARK.len()..)?))
+}
+
 /// Reads an image part's fields.
 pub(crate) fn image_source<'a>(
     url: Option<&'a str>,
@@ -266,10 +278,7 @@ pub(crate) fn image_source<'a>(
     media_type: Option<&'a str>,
 ) -> Result<ImageSource<'a>, String> {
     if let Some(url) = url {
-        if let Some((media, b64)) = url
-            .strip_prefix("data:")
-            .and_then(|rest| rest.split_once(";base64,"))
-        {
+        if let Some((media, b64)) = url.strip_prefix("data:").and_then(base64_payload) {
             return Ok(ImageSource::Base64 {
                 media_type: media,
                 data: b64,
@@ -479,6 +488,13 @@ pub(crate) fn api_error_from(
     }
 }
 
+/// The value under `keys`, one object key after another (what
+/// `Value::pointer` finds for `/a/b`, without the JSON Pointer escapes, whose
+/// string handling the wasm would link for these few lookups).
+pub(crate) fn nested<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().try_fold(v, |v, k| v.get(k))
+}
+
 /// Takes a string field out of an object (`None` if absent or not a string).
 pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String> {
     match obj.remove(key) {
@@ -612,6 +628,35 @@ impl FrameDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_urls_are_base64_sources_split_at_the_first_marker() {
+        let base64 = |url| match image_source(Some(url), None, None) {
+            Ok(ImageSource::Base64 { media_type, data }) => Some((media_type, data)),
+            _ => None,
+        };
+        assert_eq!(
+            base64("data:image/png;base64,iVBO"),
+            Some(("image/png", "iVBO"))
+        );
+        assert_eq!(
+            base64("data:text/plain;charset=é;base64,QQ;base64,=="),
+            Some(("text/plain;charset=é", "QQ;base64,=="))
+        );
+        assert_eq!(base64("data:image/png;base64,"), Some(("image/png", "")));
+        for url in [
+            "data:,hi",
+            "data:image/png;base64",
+            "https://x/a;base64,b",
+            "data:é",
+        ] {
+            assert_eq!(base64(url), None, "{url}");
+            assert!(matches!(
+                image_source(Some(url), None, None),
+                Ok(ImageSource::Url { .. })
+            ));
+        }
+    }
 
     #[test]
     fn client_config_debug_never_shows_the_key() {

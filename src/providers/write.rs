@@ -14,6 +14,15 @@ use serde_json::{Map, Value};
 
 use super::scan::plain_run;
 
+/// `s` as a JSON string literal, quotes included: how error messages quote
+/// a name or value (instead of `{:?}`, whose escaping code the wasm would
+/// link for this alone).
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out = Out::default();
+    out.string(s);
+    out.finish().unwrap_or_default()
+}
+
 /// The JSON text being written.
 #[derive(Default)]
 pub(crate) struct Out {

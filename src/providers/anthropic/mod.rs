@@ -133,8 +133,7 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
 
 /// The refusal explanation of a message, if it carries `stop_details`.
 pub(crate) fn refusal_explanation(message: &Value) -> Option<String> {
-    message
-        .pointer("/stop_details/explanation")
+    crate::providers::nested(message, &["stop_details", "explanation"])
         .and_then(Value::as_str)
         .map(str::to_string)
 }

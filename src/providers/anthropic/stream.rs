@@ -143,7 +143,9 @@ impl Decoder {
                 if let Some(u) = data.get("usage").and_then(Value::as_object) {
                     self.merge_usage(u, out);
                 }
-                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                if let Some(reason) = crate::providers::nested(&data, &["delta", "stop_reason"])
+                    .and_then(Value::as_str)
+                {
                     out.push(Delta::Finish {
                         reason: map_finish_reason(reason),
                         raw: reason.to_string(),

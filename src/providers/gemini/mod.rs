@@ -18,6 +18,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::accumulate::{provider_data, Delta};
 use crate::providers::scan::{Reader, Seen};
+use crate::providers::write::quoted;
 use crate::providers::FrameFailure;
 
 use crate::types::{FinishReason, ProviderData, Usage};
@@ -332,17 +333,17 @@ impl Turn {
             .and_then(Value::as_array_mut)
             .and_then(|c| (!c.is_empty()).then(|| c.swap_remove(0)));
         let Some(mut candidate) = candidate else {
-            if let Some(reason) = body
-                .pointer("/promptFeedback/blockReason")
-                .and_then(Value::as_str)
-            {
-                let message = body
-                    .pointer("/promptFeedback/blockReasonMessage")
+            if let Some(reason) =
+                crate::providers::nested(&body, &["promptFeedback", "blockReason"])
                     .and_then(Value::as_str)
-                    .map_or_else(
-                        || format!("the prompt was blocked ({reason})"),
-                        str::to_string,
-                    );
+            {
+                let message =
+                    crate::providers::nested(&body, &["promptFeedback", "blockReasonMessage"])
+                        .and_then(Value::as_str)
+                        .map_or_else(
+                            || format!("the prompt was blocked ({reason})"),
+                            str::to_string,
+                        );
                 return Err(FrameFailure::ContentFilter {
                     reason: reason.to_string(),
                     message,
@@ -351,7 +352,10 @@ impl Turn {
             self.usage(body.get("usageMetadata"), out);
             return Ok(());
         };
-        if let Some(Value::Array(parts)) = candidate.pointer_mut("/content/parts").map(Value::take)
+        if let Some(Value::Array(parts)) = candidate
+            .get_mut("content")
+            .and_then(|c| c.get_mut("parts"))
+            .map(Value::take)
         {
             for part in parts {
                 self.part(part, out);
@@ -598,15 +602,15 @@ fn apply_piece(args: &mut Value, piece: &Value) -> Result<(), String> {
         .and_then(Value::as_str)
         .ok_or("a partialArgs piece without jsonPath")?;
     let steps = parse_path(path)?;
-    let slot = locate(args, &steps).map_err(|e| format!("jsonPath {path:?}: {e}"))?;
+    let slot = locate(args, &steps).map_err(|e| format!("jsonPath {}: {e}", quoted(path)))?;
     if let Some(s) = piece.get("stringValue").and_then(Value::as_str) {
         match slot {
             Value::String(existing) => existing.push_str(s),
             other => *other = Value::String(s.to_string()),
         }
     } else if let Some(n) = piece.get("numberValue") {
-        *slot =
-            number(n).ok_or_else(|| format!("jsonPath {path:?}: numberValue is not a number"))?;
+        *slot = number(n)
+            .ok_or_else(|| format!("jsonPath {}: numberValue is not a number", quoted(path)))?;
     } else if let Some(b) = piece.get("boolValue").and_then(Value::as_bool) {
         *slot = Value::Bool(b);
     } else if piece.get("nullValue").is_some() {
@@ -636,16 +640,19 @@ enum Step {
 
 /// Parses `$.a.b[0]['c d']`.
 fn parse_path(path: &str) -> Result<Vec<Step>, String> {
-    let bad = || format!("unsupported jsonPath {path:?}");
+    let bad = || format!("unsupported jsonPath {}", quoted(path));
     let mut rest = path.strip_prefix('$').ok_or_else(bad)?;
     let mut steps = Vec::new();
     while !rest.is_empty() {
         if steps.len() >= MAX_PATH_DEPTH {
-            return Err(format!("jsonPath {path:?} is deeper than {MAX_PATH_DEPTH}"));
+            return Err(format!(
+                "jsonPath {} is deeper than {MAX_PATH_DEPTH}",
+                quoted(path)
+            ));
         }
         if let Some(r) = rest.strip_prefix('.') {
             let end = r.find(['.', '[']).unwrap_or(r.len());
-            let (key, tail) = r.split_at(end);
+            let (key, tail) = r.split_at_checked(end).ok_or_else(bad)?;
             if key.is_empty() {
                 return Err(bad());
             }
@@ -653,13 +660,13 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
             rest = tail;
         } else if let Some(r) = rest.strip_prefix('[') {
             let close = r.find(']').ok_or_else(bad)?;
-            let (inner, tail) = r.split_at(close);
+            let (inner, tail) = r.split_at_checked(close).ok_or_else(bad)?;
             rest = tail.get(1..).unwrap_or_default();
-            let quoted = inner
+            let key = inner
                 .strip_prefix('\'')
                 .and_then(|s| s.strip_suffix('\''))
                 .or_else(|| inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')));
-            match quoted {
+            match key {
                 Some(key) => steps.push(Step::Key(key.to_string())),
                 None => steps.push(Step::Index(inner.parse().map_err(|_| bad())?)),
             }
@@ -683,7 +690,10 @@ fn locate<'a>(root: &'a mut Value, steps: &[Step]) -> Result<&'a mut Value, Stri
             Step::Key(k) => {
                 if !cur.is_object() {
                     if !cur.is_null() {
-                        return Err(format!("{k:?} is inside a value that is not an object"));
+                        return Err(format!(
+                            "{} is inside a value that is not an object",
+                            quoted(k)
+                        ));
                     }
                     *cur = Value::Object(Map::new());
                 }

@@ -66,10 +66,16 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
     Usage {
         input: n(u.get("prompt_tokens")),
         output: n(u.get("completion_tokens")),
-        cache_read: n(u.pointer("/prompt_tokens_details/cached_tokens"))
-            .or_else(|| n(u.get("prompt_cache_hit_tokens"))),
+        cache_read: n(super::nested(
+            u,
+            &["prompt_tokens_details", "cached_tokens"],
+        ))
+        .or_else(|| n(u.get("prompt_cache_hit_tokens"))),
         cache_write: None,
-        reasoning: n(u.pointer("/completion_tokens_details/reasoning_tokens")),
+        reasoning: n(super::nested(
+            u,
+            &["completion_tokens_details", "reasoning_tokens"],
+        )),
         raw: Some(u.clone()),
     }
 }
