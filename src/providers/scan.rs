@@ -16,6 +16,11 @@ const MAX_DEPTH: usize = 64;
 /// serde_json refuses the 128th nested array or object.
 const VALUE_MAX_DEPTH: usize = 127;
 
+/// JSON's whitespace.
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
 /// A position in one JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -46,9 +51,18 @@ impl<'a> Reader<'a> {
         hit
     }
 
+    /// Skips whitespace. Inlined only as far as the first byte's check:
+    /// providers write compact JSON, so the loop (out of line) rarely runs.
     #[inline(always)]
     fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        if self.peek().is_some_and(is_ws) {
+            self.ws_run();
+        }
+    }
+
+    #[inline(never)]
+    fn ws_run(&mut self) {
+        while self.peek().is_some_and(is_ws) {
             self.at += 1;
         }
     }
