@@ -80,16 +80,18 @@ impl<'a> Reader<'a> {
         &mut self,
         mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
-        self.members(|r, key| match key {
+        self.members(&mut |r, key| match key {
             Cow::Borrowed(key) => field(r, key),
             Cow::Owned(_) => None,
         })
     }
 
-    /// As [`Self::object`], with every key (unescaped).
+    /// As [`Self::object`], with every key (unescaped). One copy of the
+    /// loop serves every caller (`dyn`): a copy per closure was most of the
+    /// fast paths' code.
     fn members(
         &mut self,
-        mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
+        field: &mut dyn FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
     ) -> Option<()> {
         self.ws();
         if !self.eat(b'{') {
@@ -122,6 +124,11 @@ impl<'a> Reader<'a> {
 
     /// An array: `item` is called at each element and must read or skip it.
     pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.items(&mut item)
+    }
+
+    /// As [`Self::array`], one copy for every caller.
+    fn items(&mut self, item: &mut dyn FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.ws();
         if !self.eat(b'[') {
             return None;
@@ -299,7 +306,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn skip(&mut self) -> Option<()> {
         self.ws();
         match self.peek()? {
-            b'{' => self.members(|r, _| r.skip()),
+            b'{' => self.members(&mut |r, _| r.skip()),
             b'[' => self.array(Self::skip),
             b'"' => self.string().map(drop),
             b't' => self.word("true").then_some(()),
@@ -331,7 +338,7 @@ impl<'a> Reader<'a> {
         Some(match self.peek()? {
             b'{' => {
                 let mut map = Map::new();
-                self.members(|r, key| {
+                self.members(&mut |r, key| {
                     let v = r.value()?;
                     map.insert(key.into_owned(), v);
                     Some(())
