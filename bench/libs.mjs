@@ -11,6 +11,9 @@ const MODEL = { openai: "gpt-bench", anthropic: "claude-bench", gemini: "gemini-
 
 export const LIBRARIES = {
   skyl: { wires: ["openai", "anthropic", "gemini"], load: loadSkyl },
+  // The same decoder without the client (no request is encoded or sent):
+  // the work minimal-js does, for a like-for-like comparison with it.
+  "skyl decodeStream": { wires: ["openai", "anthropic", "gemini"], load: loadSkylDecode },
   "ai-sdk": { wires: ["openai", "anthropic", "gemini"], load: loadAiSdk },
   openai: { wires: ["openai"], load: loadOpenAI },
   "@anthropic-ai/sdk": { wires: ["anthropic"], load: loadAnthropic },
@@ -26,6 +29,20 @@ async function loadSkyl() {
     let text = "";
     const calls = [];
     for await (const ev of client.stream({ messages: [{ role: "user", parts: [{ type: "text", text: PROMPT }] }], tools })) {
+      if (ev.type === "text") text += ev.text;
+      else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
+    }
+    return { text, calls };
+  };
+}
+
+async function loadSkylDecode() {
+  const skyl = await import("../pkg/node.js");
+  return async (wire, input) => {
+    const res = await fakeFetch(input.chunks)();
+    let text = "";
+    const calls = [];
+    for await (const ev of skyl.decodeStream(wire, res)) {
       if (ev.type === "text") text += ev.text;
       else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
     }
