@@ -255,6 +255,24 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Skips a string, checking it as [`Self::string`] does, without
+    /// building it.
+    fn skip_string(&mut self) -> Option<()> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        loop {
+            self.at = self.run_end(self.at);
+            if self.eat(b'"') {
+                return Some(());
+            }
+            if !self.eat(b'\\') {
+                return None; // a control character, or the end
+            }
+            self.escape()?;
+        }
+    }
+
     /// After a backslash: the character it stands for.
     fn escape(&mut self) -> Option<char> {
         let c = self.peek()?;
@@ -308,7 +326,7 @@ impl<'a> Reader<'a> {
         match self.peek()? {
             b'{' => self.members(&mut |r, _| r.skip()),
             b'[' => self.array(Self::skip),
-            b'"' => self.string().map(drop),
+            b'"' => self.skip_string(),
             b't' => self.word("true").then_some(()),
             b'f' => self.word("false").then_some(()),
             b'n' => self.word("null").then_some(()),
