@@ -125,14 +125,18 @@ pub(crate) fn opt_object(v: Value, at: &At) -> Read<Option<Map<String, Value>>> 
 }
 
 /// An array's elements, each read by `item` at its index; `null` is empty.
-fn array<T>(v: Value, at: &At, item: impl Fn(Value, &At) -> Read<T>) -> Read<Vec<T>> {
+fn array<T>(v: Value, at: &At, item: fn(Value, &At) -> Read<T>) -> Read<Vec<T>> {
     match v {
         Value::Null => Ok(Vec::new()),
-        Value::Array(a) => a
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| item(v, &At::Index(at, i)))
-            .collect(),
+        Value::Array(a) => {
+            // A loop rather than `collect` into a `Result`: its adapter,
+            // with `item` inlined, was the largest function of the wasm.
+            let mut out = Vec::with_capacity(a.len());
+            for (i, v) in a.into_iter().enumerate() {
+                out.push(item(v, &At::Index(at, i))?);
+            }
+            Ok(out)
+        }
         other => Err(at.wrong("an array", &other)),
     }
 }
