@@ -131,7 +131,9 @@ fn array<T>(v: Value, at: &At, item: fn(Value, &At) -> Read<T>) -> Read<Vec<T>> 
         Value::Array(a) => {
             // A loop rather than `collect` into a `Result`: its adapter,
             // with `item` inlined, was the largest function of the wasm.
-            let mut out = Vec::with_capacity(a.len());
+            // Not sized up front: a long list of the wrong things fails at
+            // its first element, before anything is reserved for the rest.
+            let mut out = Vec::new();
             for (i, v) in a.into_iter().enumerate() {
                 out.push(item(v, &At::Index(at, i))?);
             }
@@ -309,10 +311,9 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
             data: data.unwrap_or(Value::Null),
         },
         other => {
-            return Err(At::Key(at, "type").error(format!(
-            "unknown part type {}: use text, image, tool_call, tool_result, reasoning or provider",
-            quoted(other)
-        )))
+            let kinds = "text, image, tool_call, tool_result, reasoning or provider";
+            let message = format!("unknown part type {}: use {kinds}", quoted(other));
+            return Err(At::Key(at, "type").error(message));
         }
     })
 }

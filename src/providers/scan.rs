@@ -5,6 +5,10 @@
 //! accepts is text serde_json accepts. Where it is unsure (`\u` escapes in
 //! keys, nesting deeper than [`MAX_DEPTH`]) it gives up with `None`, and
 //! the frame takes the general path, so giving up is always safe.
+//!
+//! [`is_object`] is the exception: it checks a tool call's arguments by
+//! JSON's grammar alone, as `JSON.parse` and serde's `IgnoredAny` do (any
+//! `\u` escape, numbers of any size, any depth).
 
 use std::borrow::Cow;
 
