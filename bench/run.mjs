@@ -133,6 +133,8 @@ async function bundles() {
   const entries = {
     "(empty Worker)": `export default { async fetch(r) { ${ping} return new Response("x"); } };`,
     skyl: `import { Client } from "skyl"; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
+    // The one-adapter entry a Worker that only calls Anthropic would import.
+    "skyl/anthropic": `import { Client } from ${JSON.stringify(path.join(root, "pkg/anthropic/workerd.js"))}; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
     "ai-sdk (+ @ai-sdk/anthropic)": `import { generateText } from "ai"; import { createAnthropic } from "@ai-sdk/anthropic"; export default { async fetch(r, env) { ${ping} const m = createAnthropic({ apiKey: env.K })("m"); return Response.json(await generateText({ model: m, prompt: await r.text() })); } };`,
     openai: `import OpenAI from "openai"; export default { async fetch(r, env) { ${ping} const c = new OpenAI({ apiKey: env.K }); return Response.json(await c.chat.completions.create({ model: "m", messages: [] })); } };`,
     "@anthropic-ai/sdk": `import Anthropic from "@anthropic-ai/sdk"; export default { async fetch(r, env) { ${ping} const c = new Anthropic({ apiKey: env.K }); return Response.json(await c.messages.create({ model: "m", max_tokens: 1, messages: [] })); } };`,

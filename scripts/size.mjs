@@ -6,7 +6,7 @@ import zlib from "node:zlib";
 
 const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
 const dir = process.argv[2] ?? "pkg";
-const files = ["skyl_wasm_bg.wasm", "skyl_wasm.js", "api.js", "load.js", "node.js", "browser.js", "workerd.js"];
+const files = ["skyl_wasm_bg.wasm", "skyl_wasm.js", "api.js", "load.js", "node.js", "browser.js", "workerd.js", "adapters.js"];
 let gzipTotal = 0;
 const rows = [];
 for (const f of files) {
@@ -29,6 +29,19 @@ let failed = false;
 if (env.length) {
   console.error(`the wasm imports from env: ${env.map((i) => i.name).join(", ")}`);
   failed = true;
+}
+// The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini).
+for (const sub of ["openai", "anthropic", "gemini"]) {
+  if (!fs.existsSync(`${dir}/${sub}`)) continue;
+  const gz = (f) => zlib.gzipSync(fs.readFileSync(`${dir}/${sub}/${f}`), { level: 9 }).length;
+  const wasmGz = gz("skyl_wasm_bg.wasm");
+  const glueGz = files.slice(1).reduce((a, f) => a + gz(f), 0);
+  console.log(`skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)}`);
+  const subImports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(`${dir}/${sub}/skyl_wasm_bg.wasm`)));
+  if (subImports.some((i) => i.module === "env")) {
+    console.error(`skyl/${sub}'s wasm imports from env`);
+    failed = true;
+  }
 }
 if (gzipTotal > BUDGET_GZIP) {
   console.error(`over the size budget by ${kib(gzipTotal - BUDGET_GZIP)}`);

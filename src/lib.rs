@@ -8,6 +8,12 @@
         clippy::indexing_slicing
     )
 )]
+// A build without every adapter (the `openai`, `anthropic` and `gemini`
+// features) leaves some shared helpers unused.
+#![cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code, unused_imports)
+)]
 
 pub mod error;
 pub mod http;

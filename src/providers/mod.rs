@@ -22,10 +22,15 @@ use crate::sse::SseEvent;
 use crate::types::{Message, Part, Raw, Request, Response, Role, Tool};
 use crate::validate::validate_request;
 
+#[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "gemini")]
 mod canonical;
+#[cfg(feature = "gemini")]
 pub mod gemini;
+#[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "openai")]
 pub mod openaicompat;
 pub(crate) mod scan;
 pub(crate) mod write;
@@ -161,10 +166,16 @@ pub fn encode_request(
         config,
     };
     let (url, mut headers, body) = match provider {
+        #[cfg(feature = "openai")]
         Provider::OpenAi => openai::request::encode(&input, openai::Dialect::OPENAI)?,
+        #[cfg(feature = "openai")]
         Provider::OpenAiCompat => openaicompat::request::encode(&input)?,
+        #[cfg(feature = "anthropic")]
         Provider::Anthropic => anthropic::request::encode(&input)?,
+        #[cfg(feature = "gemini")]
         Provider::Gemini => gemini::request::encode(&input)?,
+        #[allow(unreachable_patterns)]
+        other => return Err(not_built(other)),
     };
     let mut body = body
         .finish()
@@ -398,6 +409,33 @@ pub(crate) fn write_turns(
     }
 }
 
+/// The error for a provider whose adapter this build leaves out (the
+/// `openai`, `anthropic` and `gemini` Cargo features; all are on by
+/// default).
+#[allow(dead_code)]
+fn not_built(provider: Provider) -> Error {
+    Error::invalid_request(
+        "provider",
+        format!(
+            "this build of skyl has no {} adapter (Cargo features: {})",
+            provider.name(),
+            BUILT.join(", ")
+        ),
+    )
+}
+
+/// The adapters this build has, by Cargo feature.
+pub const BUILT: &[&str] = &[
+    #[cfg(feature = "openai")]
+    "openai",
+    #[cfg(feature = "openai")]
+    "openaicompat",
+    #[cfg(feature = "anthropic")]
+    "anthropic",
+    #[cfg(feature = "gemini")]
+    "gemini",
+];
+
 /// Decodes a non-streaming response body. An error payload inside it (a 200
 /// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
 /// [`Error::ContentFilter`].
@@ -405,10 +443,16 @@ pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error
     let value = scan::parse(body)
         .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
     let deltas = match provider {
+        #[cfg(feature = "openai")]
         Provider::OpenAi => openai::response::decode(&value, openai::Dialect::OPENAI),
+        #[cfg(feature = "openai")]
         Provider::OpenAiCompat => openaicompat::response::decode(&value),
+        #[cfg(feature = "anthropic")]
         Provider::Anthropic => anthropic::response::decode(&value),
+        #[cfg(feature = "gemini")]
         Provider::Gemini => gemini::response::decode(&value),
+        #[allow(unreachable_patterns)]
+        other => return Err(not_built(other)),
     };
     let raw: Raw = Raw::from(body);
     match deltas {
@@ -427,11 +471,15 @@ pub fn decode_error(
 ) -> Error {
     let value = scan::parse(body).ok();
     let mut err = match (&value, provider) {
+        #[cfg(feature = "openai")]
         (Some(v), Provider::OpenAi) => openai::error::decode(v),
+        #[cfg(feature = "openai")]
         (Some(v), Provider::OpenAiCompat) => openaicompat::error::decode(v),
+        #[cfg(feature = "anthropic")]
         (Some(v), Provider::Anthropic) => anthropic::error::decode(v),
+        #[cfg(feature = "gemini")]
         (Some(v), Provider::Gemini) => gemini::error::decode(v),
-        (None, _) => None,
+        _ => None,
     }
     .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
@@ -592,20 +640,32 @@ impl FrameFailure {
 /// The per-provider frame decoders behind one type.
 #[derive(Debug)]
 pub(crate) enum FrameDecoder {
+    #[cfg(feature = "openai")]
     OpenAi(openai::stream::Decoder),
+    #[cfg(feature = "anthropic")]
     Anthropic(anthropic::stream::Decoder),
+    #[cfg(feature = "gemini")]
     Gemini(gemini::stream::Decoder),
+    /// A provider whose adapter this build leaves out: every frame fails.
+    #[allow(dead_code)]
+    NotBuilt(Provider),
 }
 
 impl FrameDecoder {
     pub(crate) fn new(provider: Provider) -> Self {
         match provider {
+            #[cfg(feature = "openai")]
             Provider::OpenAi => {
                 FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
             }
+            #[cfg(feature = "openai")]
             Provider::OpenAiCompat => FrameDecoder::OpenAi(openaicompat::stream::decoder()),
+            #[cfg(feature = "anthropic")]
             Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
+            #[cfg(feature = "gemini")]
             Provider::Gemini => FrameDecoder::Gemini(gemini::stream::Decoder::default()),
+            #[allow(unreachable_patterns)]
+            other => FrameDecoder::NotBuilt(other),
         }
     }
 
@@ -617,10 +677,15 @@ impl FrameDecoder {
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
+        let _ = &acc; // (only the OpenAI decoder reads it)
         match self {
+            #[cfg(feature = "openai")]
             FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
+            #[cfg(feature = "anthropic")]
             FrameDecoder::Anthropic(d) => d.frame(ev, out),
+            #[cfg(feature = "gemini")]
             FrameDecoder::Gemini(d) => d.frame(ev, out),
+            FrameDecoder::NotBuilt(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
         }
     }
 }

@@ -183,6 +183,7 @@ impl<'a> Reader<'a> {
 
     /// A value whose text is canonical (see [`super::canonical`]), as that
     /// text; `None` for any other (it may still be JSON).
+    #[cfg(feature = "gemini")]
     pub(crate) fn canonical(&mut self) -> Option<&'a str> {
         self.ws();
         let rest = self.text.get(self.at..)?;

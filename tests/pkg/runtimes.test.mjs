@@ -46,8 +46,8 @@ function scratch(name, files = {}) {
 }
 
 /** The assertions every runtime's results must pass. */
-function checkResults(results, runtime) {
-  assert.deepEqual(results.map((r) => r.provider), ["openai", "openaicompat", "anthropic", "gemini"], runtime);
+function checkResults(results, runtime, providers = ["openai", "openaicompat", "anthropic", "gemini"]) {
+  assert.deepEqual(results.map((r) => r.provider), providers, runtime);
   for (const r of results) {
     const [first, second] = r.turns;
     assert.equal(r.turns.length, 2, `${runtime} ${r.provider}: two turns`);
@@ -75,6 +75,37 @@ test("Node: an ES module app", async () => {
   });
   const { stdout } = await run(process.execPath, ["main.mjs", mock.url], { cwd: dir, timeout: 60000 });
   checkResults(JSON.parse(stdout), "node");
+});
+
+test("Node: the one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini)", async () => {
+  const entries = { openai: ["openai", "openaicompat"], anthropic: ["anthropic"], gemini: ["gemini"] };
+  const dir = scratch("entries", {
+    "main.mjs": `import { toolLoop } from "./toolloop.js";
+const out = {};
+for (const sub of ["openai", "anthropic", "gemini"]) {
+  const skyl = await import("skyl/" + sub);
+  const results = [];
+  for (const p of skyl.PROVIDERS) results.push(await toolLoop(skyl, p, process.argv[2]));
+  let refused = null;
+  try { new skyl.Client({ provider: sub === "gemini" ? "openai" : "gemini", model: "m" }); }
+  catch (e) { refused = { invalid: e instanceof skyl.InvalidRequestError, path: e.path, message: e.message }; }
+  out[sub] = { providers: skyl.PROVIDERS, results, refused };
+}
+console.log(JSON.stringify(out));
+`,
+  });
+  const { stdout } = await run(process.execPath, ["main.mjs", mock.url], { cwd: dir, timeout: 60000 });
+  const out = JSON.parse(stdout);
+  for (const [sub, providers] of Object.entries(entries)) {
+    assert.deepEqual(out[sub].providers, providers, sub);
+    checkResults(out[sub].results, `skyl/${sub}`, providers);
+    assert.equal(out[sub].refused?.invalid, true, `skyl/${sub} refuses another provider`);
+    assert.equal(out[sub].refused.path, "provider");
+    assert.match(out[sub].refused.message, new RegExp(`skyl/${sub} is built without the (gemini|openai) adapter: import "skyl" for all four`));
+  }
+  // Each entry's WebAssembly is its own, smaller than the full one.
+  const size = (p) => fs.statSync(path.join(dir, "node_modules/skyl", p)).size;
+  for (const sub of Object.keys(entries)) assert.ok(size(`${sub}/skyl_wasm_bg.wasm`) < size("skyl_wasm_bg.wasm") * 0.9, sub);
 });
 
 test("Node: require() gets a clear message", () => {

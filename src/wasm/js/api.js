@@ -8,8 +8,17 @@
 
 import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
+import { ADAPTERS, ENTRY } from "./adapters.js";
 
-export const PROVIDERS = Object.freeze(["openai", "openaicompat", "anthropic", "gemini"]);
+/** The providers this entry speaks (all four from "skyl"; one family from "skyl/openai", ...). */
+export const PROVIDERS = Object.freeze([...ADAPTERS]);
+
+/** The option error for a provider this entry does not speak. */
+function providerError(provider) {
+  const known = ["openai", "openaicompat", "anthropic", "gemini"].includes(provider);
+  const hint = known && ENTRY !== "skyl" ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four` : "";
+  return optionError("provider", `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(provider)}${hint}`);
+}
 
 // ------------------------------------------------------------------ errors
 
@@ -310,7 +319,7 @@ export class Client {
   constructor(options) {
     if (!options || typeof options !== "object") throw optionError("options", "pass an object such as { provider: \"openai\", model, apiKey }");
     const o = { ...options };
-    if (!PROVIDERS.includes(o.provider)) throw optionError("provider", `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(o.provider)}`);
+    if (!PROVIDERS.includes(o.provider)) throw providerError(o.provider);
     for (const k of ["model", "apiKey", "baseURL"]) {
       if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string") throw optionError(k, "must be a string");
     }
@@ -371,7 +380,7 @@ export class Client {
 
 /** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
 export function decodeStream(provider, body, options = {}) {
-  if (!PROVIDERS.includes(provider)) throw optionError("provider", `must be one of ${PROVIDERS.join(", ")}`);
+  if (!PROVIDERS.includes(provider)) throw providerError(provider);
   const source = typeof Response !== "undefined" && body instanceof Response ? body : { ok: true, status: 200, headers: new Headers(), body };
   if (!source.body || typeof source.body.getReader !== "function") throw optionError("body", "must be a ReadableStream or a Response with a body");
   return new StreamResult(new Run({ provider, maxRetries: 0, timeouts: {}, config: "" }, "", null, { signal: options.signal }, true, source));

@@ -2,6 +2,7 @@
 // history saved with JSON.stringify and loaded again replays identically.
 
 export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini";
+/** The providers this entry speaks: all four from "skyl", fewer from "skyl/openai", "skyl/anthropic", "skyl/gemini". */
 export declare const PROVIDERS: readonly Provider[];
 
 /** Opaque data a provider needs back on replay, keyed by adapter name. */
