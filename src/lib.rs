@@ -15,6 +15,9 @@
     allow(dead_code, unused_imports)
 )]
 
+#[cfg(not(any(feature = "openai", feature = "anthropic", feature = "gemini")))]
+compile_error!("skyl needs at least one adapter: enable the openai, anthropic or gemini feature");
+
 pub mod error;
 pub mod http;
 pub mod jsapi;

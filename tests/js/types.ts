@@ -76,3 +76,11 @@ async function decode(body: ReadableStream<Uint8Array>, res: globalThis.Response
 void loop; void errors; void decode; void p; void all;
 const events: StreamEvent[] = [];
 void events;
+
+// A one-adapter entry's types name only its providers.
+import * as anthropicOnly from "skyl/anthropic";
+const onlyAnthropic = new anthropicOnly.Client({ provider: "anthropic", model: "claude" });
+// @ts-expect-error: skyl/anthropic has no gemini adapter
+new anthropicOnly.Client({ provider: "gemini" });
+const anthropicProviders: readonly "anthropic"[] = anthropicOnly.PROVIDERS;
+void onlyAnthropic; void anthropicProviders;

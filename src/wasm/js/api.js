@@ -8,6 +8,7 @@
 
 import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
+// Written by scripts/build beside each entry's wasm: the adapters it has.
 import { ADAPTERS, ENTRY } from "./adapters.js";
 
 /** The providers this entry speaks (all four from "skyl"; one family from "skyl/openai", ...). */
