@@ -119,7 +119,8 @@ test("Browser: a Vite build in headless Chromium", async () => {
   const dir = scratch("vite", {
     "index.html": `<!doctype html><html><head><meta charset="utf-8"><title>skyl vite</title></head><body><pre id="out">running</pre><script type="module" src="/main.js"></script></body></html>`,
     "main.js": `import * as skyl from "skyl";
-import { runAll } from "./toolloop.js";
+import * as anthropicOnly from "skyl/anthropic";
+import { runAll, toolLoop } from "./toolloop.js";
 const mock = new URLSearchParams(location.search).get("mock");
 // The library's own guard: a key in a page needs the explicit opt-in.
 const guard = {};
@@ -129,7 +130,7 @@ try { new skyl.Client({ provider: "openai", model: "m", apiKey: "sk-page", dange
 catch { guard.optIn = false; }
 window.__guard = guard;
 runAll(skyl, mock).then(
-  (r) => { window.__result = r; document.getElementById("out").textContent = JSON.stringify(r, null, 1); },
+  async (r) => { window.__entry = await toolLoop(anthropicOnly, "anthropic", mock); window.__result = r; document.getElementById("out").textContent = JSON.stringify(r, null, 1); },
   (e) => { window.__result = { error: String(e && e.stack || e) }; document.getElementById("out").textContent = String(e); },
 );
 `,
@@ -139,7 +140,8 @@ runAll(skyl, mock).then(
   // No Node built-ins and no network access at import in the browser bundle.
   const js = fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(dist, "assets", f), "utf8")).join("\n");
   assert.ok(!/node:fs|require\("fs"\)/.test(js), "no Node built-ins in the browser bundle");
-  assert.ok(fs.readdirSync(path.join(dist, "assets")).some((f) => f.endsWith(".wasm")), "the wasm is emitted as an asset");
+  // Two modules: the full one and skyl/anthropic's own.
+  assert.equal(fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".wasm")).length, 2, "each entry's wasm is emitted as an asset");
 
   const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
   const server = http.createServer((req, res) => {
@@ -168,6 +170,7 @@ runAll(skyl, mock).then(
     assert.ok(!result.error, result.error);
     assert.deepEqual(errors, []);
     checkResults(result, "chromium");
+    checkResults([await page.evaluate(() => window.__entry)], "chromium, skyl/anthropic", ["anthropic"]);
   } finally {
     await context.close();
     server.close();
@@ -177,11 +180,14 @@ runAll(skyl, mock).then(
 test("Cloudflare Workers: a Worker in workerd (wrangler dev, local)", async () => {
   const dir = scratch("worker", {
     "src/index.js": `import * as skyl from "skyl";
-import { runAll } from "../toolloop.js";
+import * as anthropicOnly from "skyl/anthropic";
+import { runAll, toolLoop } from "../toolloop.js";
 export default {
   async fetch(request) {
-    const mock = new URL(request.url).searchParams.get("mock");
+    const url = new URL(request.url);
+    const mock = url.searchParams.get("mock");
     try {
+      if (url.searchParams.get("entry") === "anthropic") return Response.json([await toolLoop(anthropicOnly, "anthropic", mock)]);
       return Response.json(await runAll(skyl, mock));
     } catch (e) {
       return Response.json({ error: String(e && e.stack || e) }, { status: 500 });
@@ -198,6 +204,9 @@ export default {
     const body = await res.json();
     assert.ok(!body.error, `${body.error}\n${worker.log()}`);
     checkResults(body, "workerd");
+    const entry = await (await fetch(`${worker.url}/?entry=anthropic&mock=${encodeURIComponent(mock.url)}`)).json();
+    assert.ok(!entry.error, `${entry.error}\n${worker.log()}`);
+    checkResults(entry, "workerd, skyl/anthropic", ["anthropic"]);
   } finally {
     worker.stop();
   }
