@@ -22,14 +22,19 @@ for (const [f, raw, gz, br] of rows) console.log(`${f.padEnd(22)} ${kib(raw).pad
 const glue = rows.filter(([f]) => f !== "skyl_wasm_bg.wasm").reduce((a, r) => a + r[2], 0);
 console.log(`JS glue gzip: ${kib(glue)}; total gzip: ${kib(gzipTotal)} (budget ${kib(BUDGET_GZIP)})`);
 
-const imports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(`${dir}/skyl_wasm_bg.wasm`)));
-const env = imports.filter((i) => i.module === "env");
-console.log(`wasm imports: ${imports.length}, from env: ${env.length}`);
 let failed = false;
-if (env.length) {
-  console.error(`the wasm imports from env: ${env.map((i) => i.name).join(", ")}`);
-  failed = true;
+/** A wasm file's imports; any from `env` fails the build. */
+function checkImports(label, file) {
+  const imports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(file)));
+  const env = imports.filter((i) => i.module === "env");
+  if (env.length) {
+    console.error(`${label} imports from env: ${env.map((i) => i.name).join(", ")}`);
+    failed = true;
+  }
+  return { imports, env };
 }
+const { imports, env } = checkImports("the wasm", `${dir}/skyl_wasm_bg.wasm`);
+console.log(`wasm imports: ${imports.length}, from env: ${env.length}`);
 // The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini).
 for (const sub of ["openai", "anthropic", "gemini"]) {
   if (!fs.existsSync(`${dir}/${sub}`)) continue;
@@ -37,11 +42,7 @@ for (const sub of ["openai", "anthropic", "gemini"]) {
   const wasmGz = gz("skyl_wasm_bg.wasm");
   const glueGz = files.slice(1).reduce((a, f) => a + gz(f), 0);
   console.log(`skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)}`);
-  const subImports = WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(`${dir}/${sub}/skyl_wasm_bg.wasm`)));
-  if (subImports.some((i) => i.module === "env")) {
-    console.error(`skyl/${sub}'s wasm imports from env`);
-    failed = true;
-  }
+  checkImports(`skyl/${sub}'s wasm`, `${dir}/${sub}/skyl_wasm_bg.wasm`);
 }
 if (gzipTotal > BUDGET_GZIP) {
   console.error(`over the size budget by ${kib(gzipTotal - BUDGET_GZIP)}`);

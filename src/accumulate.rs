@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::providers::scan::is_object;
 use crate::types::{
     FinishReason, IncompleteToolCall, Part, ProviderData, Raw, Response, StreamEvent, ToolCall,
     Usage,
@@ -431,7 +432,7 @@ impl Accumulator {
         if call.arguments.trim().is_empty() {
             call.arguments = "{}".into();
         }
-        if !call.checked && !is_json_object(&call.arguments) {
+        if !call.checked && !is_object(&call.arguments) {
             return self.reject(
                 call,
                 "the arguments are not a complete JSON object",
@@ -561,12 +562,6 @@ pub(crate) fn merge_data(into: &mut Option<ProviderData>, data: ProviderData) {
             }
         }
     }
-}
-
-/// Whether `text` is exactly one complete JSON object (whitespace around it
-/// allowed), by JSON's grammar: see [`crate::providers::scan::is_object`].
-pub(crate) fn is_json_object(text: &str) -> bool {
-    crate::providers::scan::is_object(text)
 }
 
 /// Builds a one-key provider data object: `{adapter: {key: value}}`.
@@ -807,9 +802,9 @@ mod tests {
 
     #[test]
     fn json_object_check_is_strict() {
-        assert!(is_json_object(r#" {"a":[1,2]} "#));
-        assert!(!is_json_object(r#"{"a":"#));
-        assert!(!is_json_object("[1]"));
-        assert!(!is_json_object(r#"{"a":1} x"#));
+        assert!(is_object(r#" {"a":[1,2]} "#));
+        assert!(!is_object(r#"{"a":"#));
+        assert!(!is_object("[1]"));
+        assert!(!is_object(r#"{"a":1} x"#));
     }
 }

@@ -236,12 +236,13 @@ pub struct ToolCall {
     /// The complete JSON text of the arguments (an object).
     ///
     /// Arguments that arrive as text (OpenAI-format `arguments` strings and
-    /// fragments, Anthropic's streamed `input_json_delta`) are checked against JSON's grammar (RFC
-    /// 8259), which is what `JSON.parse` takes: a lone surrogate escape
-    /// (`"\ud800"`) or a number beyond `f64`'s range (`1e400`) passes,
-    /// though `serde_json::from_str::<Value>` refuses both. Arguments that
-    /// arrive inside a JSON frame or body (Gemini, non-streaming Anthropic)
-    /// are read as strictly as serde_json reads that frame.
+    /// fragments, Anthropic's streamed `input_json_delta`) are checked
+    /// against JSON's grammar (RFC 8259), which is what `JSON.parse` takes:
+    /// a lone surrogate escape (`"\ud800"`) or a number beyond `f64`'s range
+    /// (`1e400`) passes, though `serde_json::from_str::<Value>` refuses both.
+    /// Arguments that arrive inside a JSON frame or body (Gemini,
+    /// non-streaming Anthropic) are read as strictly as serde_json reads
+    /// that frame.
     pub arguments: String,
 }
 

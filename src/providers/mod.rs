@@ -412,7 +412,6 @@ pub(crate) fn write_turns(
 /// The error for a provider whose adapter this build leaves out (the
 /// `openai`, `anthropic` and `gemini` Cargo features; all are on by
 /// default).
-#[allow(dead_code)]
 fn not_built(provider: Provider) -> Error {
     Error::invalid_request(
         "provider",
@@ -425,7 +424,7 @@ fn not_built(provider: Provider) -> Error {
 }
 
 /// The adapters this build has, by Cargo feature.
-pub const BUILT: &[&str] = &[
+pub(crate) const BUILT: &[&str] = &[
     #[cfg(feature = "openai")]
     "openai",
     #[cfg(feature = "openai")]
@@ -647,7 +646,6 @@ pub(crate) enum FrameDecoder {
     #[cfg(feature = "gemini")]
     Gemini(gemini::stream::Decoder),
     /// A provider whose adapter this build leaves out: every frame fails.
-    #[allow(dead_code)]
     NotBuilt(Provider),
 }
 

@@ -516,7 +516,7 @@ pub(crate) fn number(b: &[u8]) -> Option<(usize, bool)> {
 pub(crate) fn is_object(text: &str) -> bool {
     let b = text.as_bytes();
     let ws = |mut at: usize| {
-        while matches!(b.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+        while b.get(at).copied().is_some_and(is_ws) {
             at += 1;
         }
         at

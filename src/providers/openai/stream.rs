@@ -14,7 +14,7 @@ use super::{
     completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
-use crate::accumulate::{is_json_object, provider_data, Accumulator, Delta};
+use crate::accumulate::{provider_data, Accumulator, Delta};
 use crate::providers::scan::{Reader, Seen};
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
@@ -363,7 +363,9 @@ impl Decoder {
             None => self.calls.len().checked_sub(1),
         }?;
         let glued = self.calls.get(pos).is_some_and(|c| {
-            has_name && c.named && is_json_object(&arguments_so_far(c.slot, acc, out))
+            has_name
+                && c.named
+                && crate::providers::scan::is_object(&arguments_so_far(c.slot, acc, out))
         });
         (!glued).then_some(pos)
     }
