@@ -269,7 +269,9 @@ class Decoding {
     return parse(call(() => this.#d.partial()));
   }
   free() {
-    this.#d.free();
+    // (After a panic this throws too; the error already in flight is the
+    // one to report.)
+    try { this.#d.free(); } catch { /* the instance is unusable anyway */ }
   }
 }
 
@@ -305,6 +307,17 @@ function optionError(option, message) {
   return new InvalidRequestError(localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, { path: option }));
 }
 
+/**
+ * Why `value` cannot be sent as an HTTP header value, or null: fetch
+ * refuses it (before sending anything) after trimming outer whitespace.
+ */
+function headerValueProblem(value) {
+  const bad = /[\0\r\n]|[^\0-\xff]/.exec(value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ""));
+  if (!bad) return null;
+  const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return `has a character that cannot be sent in an HTTP header (U+${code} at position ${bad.index + 1}; a pasted quote or line break?)`;
+}
+
 function checkTimeout(name, v) {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v)) throw optionError(name, "must be a positive number of milliseconds");
@@ -329,12 +342,23 @@ export class Client {
       try { new URL(o.baseURL); } catch { throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`); }
     }
     if (o.headers !== undefined && (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))) throw optionError("headers", "must be an object of header names to strings");
+    // Checked here: fetch would refuse them only when sending, as if the
+    // network had failed (and the key's position, not the key, is shown).
+    if (o.apiKey) {
+      const problem = headerValueProblem(o.apiKey);
+      if (problem) throw optionError("apiKey", problem);
+    }
+    for (const [name, value] of Object.entries(o.headers ?? {})) {
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
+      const problem = headerValueProblem(String(value));
+      if (problem) throw optionError(`headers.${name}`, problem);
+    }
     if (o.fetch !== undefined && typeof o.fetch !== "function") throw optionError("fetch", "must be a function with the signature of the global fetch");
     if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0)) throw optionError("maxRetries", "must be a whole number, 0 or more");
     const t = o.timeout;
     let timeouts;
     if (typeof t === "object" && t !== null) {
-      timeouts = { total: checkTimeout("timeout.total", t.total), firstByte: checkTimeout("timeout.firstByte", t.firstByte), idle: checkTimeout("timeout.idle", t.idle) };
+      timeouts = { total: checkTimeout("timeout.total", t.total) ?? 600_000, firstByte: checkTimeout("timeout.firstByte", t.firstByte), idle: checkTimeout("timeout.idle", t.idle) };
     } else {
       timeouts = { total: checkTimeout("timeout", t) ?? 600_000 };
     }
@@ -391,8 +415,9 @@ export function decodeStream(provider, body, options = {}) {
 
 const sleep = (ms, signal) => new Promise((resolve, reject) => {
   if (signal?.aborted) return reject(signal.reason);
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener("abort", () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+  const onAbort = () => { clearTimeout(t); reject(signal.reason); };
+  const t = setTimeout(() => { signal?.removeEventListener("abort", onAbort); resolve(); }, ms);
+  signal?.addEventListener("abort", onAbort, { once: true });
 });
 
 function headerPairs(headers) {
@@ -435,6 +460,15 @@ class Run {
     this.failure = null;
     this.controller = null;
     this.reader = null;
+    // The current attempt's stream decoder (a timeout asks it whether the
+    // stream is already complete).
+    this.decoding = null;
+    // The final response has been handed over.
+    this.finished = false;
+    // Called once when the run is stopped (StreamResult rejects response()).
+    this.onStop = null;
+    // Undoes begin(): its timer and the caller's signal listener.
+    this.release = null;
     this.userSignal = request?.signal;
     this.request = request;
     this.streaming = streaming;
@@ -472,9 +506,29 @@ class Run {
 
   /** Ends the whole run with `err`. */
   stop(err) {
-    this.stopped ??= err;
+    if (this.stopped) return;
+    this.stopped = err;
     this.halted?.abort(err);
     this.cut(err);
+    this.release?.();
+    this.onStop?.(err);
+  }
+
+  /**
+   * A timeout fired. After the stream's terminal frame nothing is missing
+   * (a server or proxy kept the connection open): the body is ended there
+   * and the stream finishes normally instead of failing.
+   */
+  expire(which, ms) {
+    let complete = false;
+    try { complete = this.decoding?.isComplete() ?? false; } catch { /* a panic: reported by the next call */ }
+    if (complete) {
+      this.reader?.cancel().catch(() => {});
+      return;
+    }
+    const err = this.timeoutError(which, ms);
+    if (which === "total") this.stop(err);
+    else this.cut(err);
   }
 
   /** Ends the current attempt with `err`: the fetch and body reader are cancelled. */
@@ -500,11 +554,12 @@ class Run {
     const onAbort = () => this.stop(this.abortError(this.userSignal.reason));
     this.userSignal?.addEventListener("abort", onAbort, { once: true });
     const { total } = this.o.timeouts;
-    const timer = total ? setTimeout(() => this.stop(this.timeoutError("total", total)), total) : null;
-    return () => {
+    const timer = total ? setTimeout(() => this.expire("total", total), total) : null;
+    this.release = () => {
       clearTimeout(timer);
       this.userSignal?.removeEventListener("abort", onAbort);
     };
+    return this.release;
   }
 
   /** One HTTP attempt: the Response (2xx) or a typed error. */
@@ -512,7 +567,19 @@ class Run {
     if (this.stopped) throw this.stopped;
     this.failure = null;
     this.reader = null;
-    if (this.given) return this.given;
+    this.decoding = null;
+    const res = this.given ?? await this.send();
+    if (!res.ok) {
+      let text = "";
+      try { text = await res.text(); } catch (e) { if (this.wasCut) throw this.reason(e); }
+      const info = parse(call(() => wasm.decodeHttpError(this.o.provider, res.status, JSON.stringify(headerPairs(res.headers)), text))).error;
+      throw makeError(info, this.key);
+    }
+    return res;
+  }
+
+  /** Sends the request: the Response, whatever its status, or a typed error. */
+  async send() {
     this.controller = new AbortController();
     const { firstByte } = this.o.timeouts;
     const timer = firstByte ? setTimeout(() => this.cut(this.timeoutError("first byte", firstByte)), firstByte) : null;
@@ -524,12 +591,6 @@ class Run {
       throw this.error("ConnectionError", "network", `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`, { retryable: true }, e);
     } finally {
       clearTimeout(timer);
-    }
-    if (!res.ok) {
-      let text = "";
-      try { text = await res.text(); } catch (e) { if (this.wasCut) throw this.reason(e); }
-      const info = parse(call(() => wasm.decodeHttpError(this.o.provider, res.status, JSON.stringify(headerPairs(res.headers)), text))).error;
-      throw makeError(info, this.key);
     }
     return res;
   }
@@ -544,6 +605,8 @@ class Run {
         if (this.stopped || this.given || this.yielded || !(err instanceof SkylError) || !err.retryable) throw err;
         const delay = call(() => wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()));
         if (delay < 0) throw err;
+        // The failed attempt's connection is closed before the next one.
+        this.cut(err);
         try {
           // (stop() has not run: `this.stopped` was checked above, and
           // nothing was awaited since.)
@@ -568,7 +631,7 @@ class Run {
         const res = await this.attempt();
         let text;
         try {
-          text = await res.text();
+          text = await this.readText(res);
         } catch (e) {
           throw this.wasCut ? this.reason(e) : this.bodyError(e);
         }
@@ -581,16 +644,38 @@ class Run {
     }
   }
 
+  /** A whole body as text, the idle timeout guarding each chunk. */
+  async readText(res) {
+    const { idle } = this.o.timeouts;
+    if (!idle || typeof res.body?.getReader !== "function") return res.text();
+    this.reader = res.body.getReader();
+    const utf8In = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const timer = setTimeout(() => this.cut(this.timeoutError("idle", idle)), idle);
+      let result;
+      try {
+        result = await this.reader.read();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (this.stopped || this.failure) throw this.reason();
+      if (result.done) return text + utf8In.decode();
+      text += utf8In.decode(bytes(result.value), { stream: true });
+    }
+  }
+
   /** The events of the stream, handed out as soon as their bytes are decoded. */
   async *events(onResponse) {
     await this.prepare();
     const end = this.begin();
     let decoder = null;
-    let finished = false;
+    let failure;
     try {
       let chunk = await this.withRetries(async () => {
         const res = await this.attempt();
         const d = new Decoding(this.o.provider);
+        this.decoding = d;
         try {
           this.reader = res.body ? res.body.getReader() : null;
           const first = await this.pull(d);
@@ -606,23 +691,46 @@ class Run {
       });
       for (;;) {
         for (const ev of chunk.events) {
+          // stream.abort() or the caller's signal while the loop body ran:
+          // nothing more is handed out.
+          if (this.stopped) throw this.stopped;
+          // response() settles before the finish event is handed out, so a
+          // loop may await it there (and `break` at it keeps it).
+          if (ev.type === "finish" && chunk.response) this.finish(chunk.response, onResponse);
           this.yielded = true;
           yield ev;
         }
         if (chunk.error) throw makeError(chunk.error, this.key);
         if (chunk.response) {
-          finished = true;
-          onResponse(chunk.response);
+          this.finish(chunk.response, onResponse);
           return;
         }
         chunk = await this.pull(decoder);
       }
+    } catch (e) {
+      // A failure after the stream began (a timeout, an abort, a broken
+      // connection) keeps what had been assembled.
+      if (decoder && e instanceof SkylError && e.partial === undefined) {
+        try { e.partial = decoder.partial(); } catch { /* a panic: reported as it is */ }
+        e.eventsEmitted ??= this.yielded;
+      }
+      failure = e;
+      throw e;
     } finally {
       decoder?.free();
-      // Leaving early (break, return(), an error) cancels the request.
-      if (!finished) this.stop(this.stopped ?? this.abortError());
+      this.decoding = null;
+      // Leaving early (break, return(), an error) cancels the request;
+      // response() rejects with the error, or AbortError.
+      if (!this.finished) this.stop(this.stopped ?? failure ?? this.abortError());
       end();
     }
+  }
+
+  /** Hands over the final response (once). */
+  finish(response, onResponse) {
+    if (this.finished) return;
+    this.finished = true;
+    onResponse(response);
   }
 
   /** Reads until at least one event, the end of the body, or an error: { events, response?, error? }. */
@@ -630,7 +738,7 @@ class Run {
     const { idle } = this.o.timeouts;
     for (;;) {
       let result;
-      const timer = idle ? setTimeout(() => this.cut(this.timeoutError("idle", idle)), idle) : null;
+      const timer = idle ? setTimeout(() => this.expire("idle", idle), idle) : null;
       try {
         result = this.reader ? await this.reader.read() : { done: true };
       } catch (e) {
@@ -667,6 +775,9 @@ export class StreamResult {
     this.#run = run;
     this.#final = new Promise((resolve, reject) => { this.#resolve = resolve; this.#reject = reject; });
     this.#final.catch(() => {}); // observed through response() only
+    // abort(), the caller's signal or the total timeout reject response()
+    // at once, even while nobody is reading the stream.
+    run.onStop = (err) => { if (!run.finished) this.#reject(err); };
   }
 
   [Symbol.asyncIterator]() {
@@ -687,8 +798,11 @@ export class StreamResult {
         }
       },
       async return(value) {
+        // Stopped first: a next() still waiting for data would hold
+        // gen.return() back until the data came.
+        if (!run.finished) run.stop(run.stopped ?? run.abortError());
         const out = await gen.return(value);
-        reject(run.stopped ?? run.abortError());
+        if (!run.finished) reject(run.stopped ?? run.abortError());
         return out;
       },
       async throw(e) {

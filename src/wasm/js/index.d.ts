@@ -87,7 +87,7 @@ export type Timeouts = {
   total?: number;
   /** Until the response headers arrive, per attempt. */
   firstByte?: number;
-  /** Between two body chunks. */
+  /** Between two body chunks (streamed or not). After a stream's terminal frame it ends the body instead of failing. */
   idle?: number;
 };
 
@@ -115,7 +115,7 @@ export type ClientOptions = {
 export declare class StreamResult implements AsyncIterable<StreamEvent> {
   private constructor();
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent>;
-  /** The final response; reads the stream to the end if nobody iterates it. */
+  /** The final response; reads the stream to the end if nobody iterates it. Settles before the `finish` event is handed out. */
   response(): Promise<Response>;
   /** Cancels the request; the iterator and response() reject with AbortError. */
   abort(reason?: unknown): void;
