@@ -486,6 +486,19 @@ impl Accumulator {
             // that called tools; the loop needs to know to run them.
             self.response.finish_reason = FinishReason::ToolCalls;
         }
+        if self.response.finish_reason == FinishReason::ToolCalls
+            && self.response.tool_calls.is_empty()
+            && !self.response.incomplete_tool_calls.is_empty()
+        {
+            // Every call was cut off or broken (vLLM says tool_calls even
+            // for a truncated one): nothing waits for results, and a loop
+            // driven by the finish reason must not think so.
+            self.response.finish_reason = FinishReason::Other;
+        }
+        if self.response.finish_reason == FinishReason::Stop && self.response.refusal.is_some() {
+            // OpenAI ends a refusal (`delta.refusal`) with "stop".
+            self.response.finish_reason = FinishReason::Refusal;
+        }
     }
 
     /// What has been assembled so far, with open calls listed as incomplete.

@@ -143,7 +143,8 @@ impl SseDecoder {
             return Err(self.too_large());
         }
         let mut rest = chunk;
-        if self.after_cr {
+        // (An empty chunk says nothing about what follows a CR.)
+        if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
             if let Some((b'\n', tail)) = rest.split_first() {
                 rest = tail;
@@ -345,6 +346,9 @@ mod tests {
         // If the LF were a second line end it would dispatch "x" early and
         // then "y" alone; as one line end both lines belong to one event.
         let ev = decode_chunks(&[b"data: x\r", b"\ndata: y\r\n\r\n"]);
+        assert_eq!(data(&ev), ["x\ny"]);
+        // Empty chunks between the CR and the LF change nothing.
+        let ev = decode_chunks(&[b"data: x\r", b"", b"", b"\ndata: y\r\n\r\n"]);
         assert_eq!(data(&ev), ["x\ny"]);
     }
 

@@ -232,7 +232,9 @@ mod tests {
         assert_eq!(
             raws,
             [
-                ("tool_call", frames[4]),
+                // (Handed out at the frame that says how the message
+                // ended: see the Anthropic decoder's module doc.)
+                ("tool_call", frames[5]),
                 ("usage", frames[5]),
                 ("finish", frames[6])
             ]

@@ -131,6 +131,35 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
     }
 }
 
+/// The finish of a message, given its `stop_reason`.
+pub(crate) fn finish_delta(stop_reason: Option<&Value>) -> Option<Delta> {
+    let reason = stop_reason.and_then(Value::as_str)?;
+    Some(Delta::Finish {
+        reason: map_finish_reason(reason),
+        raw: reason.to_string(),
+    })
+}
+
+/// A message's whole content blocks (`(slot, block)`) and its finish. The
+/// finish goes before the last block: a `tool_use` block cut off by
+/// `max_tokens` (only the last one can be) is reported incomplete, not
+/// executed, and the calls before it stay whole.
+pub(crate) fn content_deltas(
+    blocks: Vec<(usize, Value)>,
+    finish: Option<Delta>,
+    out: &mut Vec<Delta>,
+) {
+    let mut finish = finish;
+    let last = blocks.len().saturating_sub(1);
+    for (i, (slot, block)) in blocks.into_iter().enumerate() {
+        if i == last {
+            out.extend(finish.take());
+        }
+        block_deltas(block, slot, out);
+    }
+    out.extend(finish);
+}
+
 /// The refusal explanation of a message, if it carries `stop_details`.
 pub(crate) fn refusal_explanation(message: &Value) -> Option<String> {
     crate::providers::nested(message, &["stop_details", "explanation"])

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation};
+use super::{content_deltas, finish_delta, map_usage, refusal_explanation};
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
 
@@ -23,15 +23,8 @@ pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
             .and_then(Value::as_str)
             .map(str::to_string),
     }];
-    for (slot, block) in content.iter().enumerate() {
-        block_deltas(block.clone(), slot, &mut out);
-    }
-    if let Some(reason) = body.get("stop_reason").and_then(Value::as_str) {
-        out.push(Delta::Finish {
-            reason: map_finish_reason(reason),
-            raw: reason.to_string(),
-        });
-    }
+    let blocks = content.iter().cloned().enumerate().collect();
+    content_deltas(blocks, finish_delta(body.get("stop_reason")), &mut out);
     if let Some(r) = refusal_explanation(body) {
         out.push(Delta::Refusal(r));
     }

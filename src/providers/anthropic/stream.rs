@@ -3,7 +3,10 @@
 //! `message_start` → (`content_block_start` → `content_block_delta`* →
 //! `content_block_stop`)* → `message_delta` → `message_stop`, with `ping`
 //! anywhere and unknown event types ignored. A tool call is whole at the
-//! `content_block_stop` of its `tool_use` block. A repeated `message_start`
+//! `content_block_stop` of its `tool_use` block, and handed out at the next
+//! frame that says the message went on (the next block's start) or how it
+//! ended (`message_delta`): a call cut off by `max_tokens` (only the last
+//! block can be) is then reported incomplete, not executed. A repeated `message_start`
 //! of the open message is ignored; one of a different message while the
 //! first is open is a malformed stream. Bodies that hold several whole
 //! messages one after another (recorded tool loops) are read as one turn.
@@ -12,7 +15,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{block_deltas, map_finish_reason, map_usage, refusal_explanation, NAME};
+use super::{
+    block_deltas, content_deltas, finish_delta, map_finish_reason, map_usage, refusal_explanation,
+    NAME,
+};
 use crate::accumulate::Delta;
 use crate::providers::scan::Reader;
 use crate::providers::{take_str, FrameFailure};
@@ -96,6 +102,9 @@ pub struct Decoder {
     blocks: Vec<(u64, Block)>,
     usage: Map<String, Value>,
     next_slot: usize,
+    /// The slot of a stopped `tool_use` block whose end waits for the next
+    /// frame (see the module doc).
+    held: Option<usize>,
 }
 
 impl Decoder {
@@ -128,6 +137,7 @@ impl Decoder {
         match kind.as_str() {
             "message_start" => self.message_start(data, out),
             "content_block_start" => {
+                self.release(out);
                 self.block_start(data, out);
                 Ok(())
             }
@@ -154,9 +164,12 @@ impl Decoder {
                 if let Some(r) = data.get("delta").and_then(refusal_explanation) {
                     out.push(Delta::Refusal(r));
                 }
+                // After the finish: a call cut off by max_tokens is rejected.
+                self.release(out);
                 Ok(())
             }
             "message_stop" => {
+                self.release(out);
                 // A tool_use block still open here never reached its
                 // content_block_stop: the accumulator reports it incomplete.
                 self.open_message = None;
@@ -209,19 +222,19 @@ impl Decoder {
         };
         out.push(Delta::Usage(map_usage(&self.usage)));
         // Programmatic tool calling: whole blocks inside message_start.
-        if let Some(Value::Array(content)) = msg.remove("content") {
-            for block in content {
-                let slot = self.slot();
-                block_deltas(block, slot, out);
-            }
-        }
-        if let Some(reason) = msg.get("stop_reason").and_then(Value::as_str) {
-            out.push(Delta::Finish {
-                reason: map_finish_reason(reason),
-                raw: reason.to_string(),
-            });
-        }
+        let blocks = match msg.remove("content") {
+            Some(Value::Array(content)) => content.into_iter().map(|b| (self.slot(), b)).collect(),
+            _ => Vec::new(),
+        };
+        content_deltas(blocks, finish_delta(msg.get("stop_reason")), out);
         Ok(())
+    }
+
+    /// Ends the held `tool_use` block's call.
+    fn release(&mut self, out: &mut Vec<Delta>) {
+        if let Some(slot) = self.held.take() {
+            out.push(Delta::ToolEnd { slot });
+        }
     }
 
     fn slot(&mut self) -> usize {
@@ -417,7 +430,8 @@ impl Decoder {
                         fragment: crate::providers::json_text(&start_input),
                     });
                 }
-                out.push(Delta::ToolEnd { slot });
+                self.release(out);
+                self.held = Some(slot);
             }
             Block::Thinking | Block::Text => out.push(Delta::Break),
             Block::Opaque { mut block, json } => {
@@ -473,11 +487,12 @@ mod tests {
     const START: &str = r#"{"type":"message_start","message":{"id":"m1","model":"c","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}"#;
 
     #[test]
-    fn a_tool_call_is_emitted_at_its_block_stop_not_before() {
+    fn a_tool_call_is_emitted_at_the_frame_after_its_block_stop_not_before() {
         let body = sse(&[
             START,
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":\"a\"}"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
         ]);
         let mut d = StreamDecoder::new(Provider::Anthropic);
         let mut out = Vec::new();
@@ -485,14 +500,65 @@ mod tests {
         assert!(out
             .iter()
             .all(|e| !matches!(e, StreamEvent::ToolCall { .. })));
-        d.feed(
-            &sse(&[r#"{"type":"content_block_stop","index":0}"#]),
-            &mut out,
-        )
-        .unwrap();
+        // The next block's start says the message went on.
+        let next =
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#;
+        d.feed(&sse(&[next]), &mut out).unwrap();
         assert!(
-            matches!(out.last(), Some(StreamEvent::ToolCall { call, .. }) if call.arguments == r#"{"q":"a"}"#)
+            matches!(out.last(), Some(StreamEvent::ToolCall { call, raw }) if call.arguments == r#"{"q":"a"}"# && &**raw == next)
         );
+    }
+
+    /// `max_tokens` can cut off only the last block: a `tool_use` block
+    /// there is incomplete even with its `content_block_stop` and an input
+    /// that parses (`{}`, the input given at its start: the
+    /// anthropic-sdk-python#975 failure); the calls before it stay whole.
+    #[test]
+    fn max_tokens_makes_the_last_tool_use_block_incomplete_streamed_or_not() {
+        let tool = |i: u64, id: &str, json: &str| {
+            [
+                format!(
+                    r#"{{"type":"content_block_start","index":{i},"content_block":{{"type":"tool_use","id":"{id}","name":"f","input":{{}}}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"input_json_delta","partial_json":{json}}}}}"#
+                ),
+                format!(r#"{{"type":"content_block_stop","index":{i}}}"#),
+            ]
+        };
+        for (stop, whole) in [("max_tokens", vec!["t1"]), ("tool_use", vec!["t1", "t2"])] {
+            let mut frames = vec![START.to_string()];
+            frames.extend(tool(0, "t1", r#""{\"q\":1}""#));
+            frames.extend(tool(1, "t2", r#""""#));
+            frames.push(format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{stop}"}},"usage":{{"output_tokens":9}}}}"#));
+            frames.push(r#"{"type":"message_stop"}"#.into());
+            let refs: Vec<&str> = frames.iter().map(String::as_str).collect();
+            let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &sse(&refs));
+            let res = res.unwrap();
+            let emitted: Vec<&str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::ToolCall { call, .. } => Some(call.id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(emitted, whole, "{stop}");
+            let listed: Vec<&str> = res.tool_calls.iter().map(|c| c.id.as_str()).collect();
+            assert_eq!(listed, whole, "{stop}");
+            assert_eq!(res.incomplete_tool_calls.len(), 2 - whole.len(), "{stop}");
+
+            let body = format!(
+                r#"{{"id":"m1","type":"message","role":"assistant","model":"c","content":[{{"type":"tool_use","id":"t1","name":"f","input":{{"q":1}}}},{{"type":"tool_use","id":"t2","name":"f","input":{{}}}}],"stop_reason":"{stop}","usage":{{"input_tokens":1,"output_tokens":9}}}}"#
+            );
+            let res = crate::providers::decode_response(Provider::Anthropic, &body).unwrap();
+            let listed: Vec<&str> = res.tool_calls.iter().map(|c| c.id.as_str()).collect();
+            assert_eq!(listed, whole, "non-streaming, {stop}");
+            assert_eq!(
+                res.incomplete_tool_calls.len(),
+                2 - whole.len(),
+                "non-streaming, {stop}"
+            );
+        }
     }
 
     #[test]

@@ -94,8 +94,10 @@ impl Decoder {
 
     fn chunk(&mut self, mut chunk: Map<String, Value>, acc: &Accumulator, out: &mut Vec<Delta>) {
         if !self.meta_seen {
-            let id = take_str(&mut chunk, "id");
-            let model = take_str(&mut chunk, "model");
+            // Azure's first chunk (`prompt_filter_results`) has `""` for
+            // both: the next chunk's are the real ones.
+            let id = take_str(&mut chunk, "id").filter(|s| !s.is_empty());
+            let model = take_str(&mut chunk, "model").filter(|s| !s.is_empty());
             if id.is_some() || model.is_some() {
                 self.meta_seen = true;
                 out.push(Delta::Meta { id, model });
@@ -390,7 +392,7 @@ fn arguments_so_far(slot: usize, acc: &Accumulator, out: &[Delta]) -> String {
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
-    use crate::types::StreamEvent;
+    use crate::types::{FinishReason, StreamEvent};
     use crate::{Provider, StreamDecoder};
 
     fn sse(frames: &[&str]) -> Vec<u8> {
@@ -399,6 +401,55 @@ mod tests {
             .map(|f| format!("data: {f}\n\n"))
             .collect::<String>()
             .into_bytes()
+    }
+
+    /// Azure's first chunk has empty `id` and `model` (with
+    /// `prompt_filter_results`): the response takes the next chunk's.
+    #[test]
+    fn azure_empty_id_and_model_in_the_first_chunk_are_not_the_responses() {
+        let body = sse(&[
+            r#"{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}"#,
+            r#"{"choices":[{"delta":{"content":"Hi","role":"assistant"},"finish_reason":null,"index":0}],"id":"chatcmpl-1","model":"gpt-5-nano","object":"chat.completion.chunk"}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"stop","index":0}],"id":"chatcmpl-1","model":"gpt-5-nano","object":"chat.completion.chunk"}"#,
+            "[DONE]",
+        ]);
+        let (_, res) = StreamDecoder::decode_all(Provider::OpenAi, &body);
+        let res = res.unwrap();
+        assert_eq!(
+            (res.id.as_deref(), res.model.as_deref(), res.text.as_str()),
+            (Some("chatcmpl-1"), Some("gpt-5-nano"), "Hi")
+        );
+    }
+
+    /// A streamed refusal ends with "stop": the turn is a refusal. A turn
+    /// whose every call is broken (vLLM says "tool_calls" for a truncated
+    /// one) does not wait for tool results.
+    #[test]
+    fn the_finish_reason_says_refusal_and_not_tool_calls_without_a_whole_call() {
+        let finish = |frames: &[&str]| {
+            let (_, res) = StreamDecoder::decode_all(Provider::OpenAi, &sse(frames));
+            let res = res.unwrap();
+            (
+                res.finish_reason,
+                res.raw_finish_reason.unwrap_or_default(),
+                res.refusal,
+            )
+        };
+        let refused = finish(&[
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"role":"assistant","refusal":"I can't"}}]}"#,
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            refused,
+            (FinishReason::Refusal, "stop".into(), Some("I can't".into()))
+        );
+        let truncated = finish(&[
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}]}"#,
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(truncated, (FinishReason::Other, "tool_calls".into(), None));
     }
 
     fn calls(provider: Provider, frames: &[&str]) -> Vec<(String, String, String)> {
