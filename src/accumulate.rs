@@ -564,12 +564,22 @@ impl Accumulator {
     }
 }
 
-/// Merges provider data objects key by key (one level per adapter).
+/// Merges provider data objects key by key (one level per adapter); lists
+/// under the same key accumulate (Anthropic's citations come one per delta).
 pub(crate) fn merge_data(into: &mut Option<ProviderData>, data: ProviderData) {
     let target = into.get_or_insert_with(ProviderData::new);
     for (k, v) in data {
         match (target.get_mut(&k), v) {
-            (Some(Value::Object(old)), Value::Object(new)) => old.extend(new),
+            (Some(Value::Object(old)), Value::Object(new)) => {
+                for (key, value) in new {
+                    match (old.get_mut(&key), value) {
+                        (Some(Value::Array(items)), Value::Array(more)) => items.extend(more),
+                        (_, value) => {
+                            old.insert(key, value);
+                        }
+                    }
+                }
+            }
             (_, v) => {
                 target.insert(k, v);
             }

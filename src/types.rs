@@ -115,7 +115,9 @@ pub enum Part {
     Text {
         /// The text.
         text: String,
-        /// Replay data for the provider; see [`ProviderData`].
+        /// Replay data for the provider; see [`ProviderData`]. Anthropic
+        /// keeps the text's sources here (`{"anthropic": {"citations":
+        /// [...]}}`, as the API sent them: web search, documents).
         #[serde(
             default,
             rename = "providerData",

@@ -127,6 +127,11 @@ fn anthropic_stream(body: &Value) -> String {
                 event(
                     json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
                 );
+                // Its sources, one delta each, before its text (as the
+                // recorded web-search stream sends them).
+                for c in block["citations"].as_array().into_iter().flatten() {
+                    event(delta(json!({"type": "citations_delta", "citation": c})));
+                }
                 for p in pieces(block["text"].as_str().unwrap()) {
                     event(delta(json!({"type": "text_delta", "text": p})));
                 }

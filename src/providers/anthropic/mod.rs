@@ -90,6 +90,11 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
         "text" => {
             out.push(Delta::Break);
             out.push(Delta::Text(take_str(&mut b, "text").unwrap_or_default()));
+            if let Some(Value::Array(list)) = b.remove("citations") {
+                if !list.is_empty() {
+                    out.push(citations(list));
+                }
+            }
         }
         "thinking" => {
             out.push(Delta::Break);
@@ -128,6 +133,16 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
             provider: NAME,
             data: Value::Object(b),
         }),
+    }
+}
+
+/// Citations of the open text part: its provider data
+/// `{"anthropic": {"citations": [...]}}`, which the request encoder sends
+/// back as the text block's `citations`.
+pub(crate) fn citations(list: Vec<Value>) -> Delta {
+    Delta::PartData {
+        reasoning: false,
+        data: crate::accumulate::provider_data(NAME, "citations", Value::Array(list)),
     }
 }
 

@@ -95,8 +95,19 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
     Ok(Some(match part {
         Part::Text { text, .. } if text.is_empty() => return Ok(None),
-        Part::Text { text, .. } => Block::new(|b| {
+        Part::Text {
+            text,
+            provider_data,
+        } => Block::new(|b| {
             b.str("type", "text").str("text", text);
+            // Its sources, as they came (see `citations` in the decoder).
+            if let Some(list) = provider_data
+                .as_ref()
+                .and_then(|d| d.get(NAME))
+                .and_then(|d| d.get("citations"))
+            {
+                b.value("citations", list);
+            }
         }),
         Part::Image {
             url,

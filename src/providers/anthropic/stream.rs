@@ -16,8 +16,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::{
-    block_deltas, content_deltas, finish_delta, map_finish_reason, map_usage, refusal_explanation,
-    NAME,
+    block_deltas, citations, content_deltas, finish_delta, map_finish_reason, map_usage,
+    refusal_explanation, NAME,
 };
 use crate::accumulate::Delta;
 use crate::providers::scan::Reader;
@@ -366,7 +366,14 @@ impl Decoder {
                     push_array(block, "citations", c);
                 }
             }
-            // citations on text blocks, and delta types added later.
+            // A text block's sources (web search, documents): kept on the
+            // text part, in order, and sent back on replay.
+            ("citations_delta", Block::Text) => {
+                if let Some(c) = delta.remove("citation") {
+                    out.push(citations(vec![c]));
+                }
+            }
+            // Delta types added later.
             _ => {}
         }
     }
@@ -506,6 +513,72 @@ mod tests {
         d.feed(&sse(&[next]), &mut out).unwrap();
         assert!(
             matches!(out.last(), Some(StreamEvent::ToolCall { call, raw }) if call.arguments == r#"{"q":"a"}"# && &**raw == next)
+        );
+    }
+
+    /// A text block's citations stay on its text part, in order, and go
+    /// back with it when the turn is replayed; the other parts have none.
+    #[test]
+    fn citations_are_kept_on_their_text_part_and_replayed() {
+        let cite = |n: u32| serde_json::json!({"type": "web_search_result_location", "url": format!("https://e.com/{n}"), "title": "T", "cited_text": "c", "encrypted_index": "x"});
+        let citation = |n: u32| {
+            format!(
+                r#"{{"type":"content_block_delta","index":1,"delta":{{"type":"citations_delta","citation":{}}}}}"#,
+                cite(n)
+            )
+        };
+        let frames = [
+            START.to_string(),
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.into(),
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Found: "}}"#.into(),
+            r#"{"type":"content_block_stop","index":0}"#.into(),
+            r#"{"type":"content_block_start","index":1,"content_block":{"citations":[],"type":"text","text":""}}"#.into(),
+            citation(1),
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a fact"}}"#.into(),
+            citation(2),
+            r#"{"type":"content_block_stop","index":1}"#.into(),
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#.into(),
+            r#"{"type":"message_stop"}"#.into(),
+        ];
+        let refs: Vec<&str> = frames.iter().map(String::as_str).collect();
+        let (_, res) = StreamDecoder::decode_all(Provider::Anthropic, &sse(&refs));
+        let res = res.unwrap();
+        let kept: Vec<Option<&serde_json::Value>> = res
+            .message
+            .parts
+            .iter()
+            .map(|p| match p {
+                crate::types::Part::Text { provider_data, .. } => {
+                    provider_data.as_ref().and_then(|d| d.get("anthropic"))
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                None,
+                Some(&serde_json::json!({"citations": [cite(1), cite(2)]}))
+            ]
+        );
+        assert_eq!(res.text, "Found: a fact");
+
+        let mut request = crate::types::Request::default();
+        request.messages.push(res.message);
+        let mut config = crate::providers::ClientConfig::new(Provider::Anthropic);
+        config.model = Some("m".into());
+        let body: serde_json::Value = serde_json::from_str(
+            &crate::encode_request(&config, &request, false)
+                .unwrap()
+                .body,
+        )
+        .unwrap();
+        assert_eq!(
+            body["messages"][0]["content"],
+            serde_json::json!([
+                {"type": "text", "text": "Found: "},
+                {"type": "text", "text": "a fact", "citations": [cite(1), cite(2)]}
+            ])
         );
     }
 

@@ -8,6 +8,7 @@ export declare const PROVIDERS: readonly Provider[];
 /** Opaque data a provider needs back on replay, keyed by adapter name. */
 export type ProviderData = { [adapter: string]: unknown };
 
+/** Anthropic keeps a text's sources (web search, documents) in `providerData.anthropic.citations`, as the API sent them. */
 export type TextPart = { type: "text"; text: string; providerData?: ProviderData };
 export type ImagePart = { type: "image"; url?: string; data?: string; mediaType?: string; providerData?: ProviderData };
 export type ToolCallPart = { type: "tool_call"; id: string; name: string; arguments: string; providerData?: ProviderData };
