@@ -48,6 +48,12 @@ export type Request = {
 };
 
 /** Token counts as the provider reported them (see the README for each provider's meaning). */
+/**
+ * Token counts as the provider reported them, not re-based: OpenAI and
+ * Gemini count cached input inside `input`; Anthropic does not (add
+ * `cacheRead` and `cacheWrite` for its total). Gemini's `output` excludes
+ * its `reasoning` tokens; OpenAI's includes them.
+ */
 export type Usage = {
   input?: number;
   output?: number;
