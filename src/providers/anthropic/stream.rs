@@ -373,6 +373,16 @@ impl Decoder {
                     out.push(citations(vec![c]));
                 }
             }
+            // A known delta on a block of another kind: surfaced, not lost
+            // in silence.
+            (
+                kind @ ("text_delta" | "thinking_delta" | "input_json_delta" | "signature_delta"
+                | "citations_delta"),
+                block,
+            ) if !matches!(block, Block::Ignored) => out.push(Delta::Warning {
+                code: "mismatched_delta",
+                message: format!("a {kind} for block {index}, which is of another kind: ignored"),
+            }),
             // Delta types added later.
             _ => {}
         }
@@ -514,6 +524,34 @@ mod tests {
         assert!(
             matches!(out.last(), Some(StreamEvent::ToolCall { call, raw }) if call.arguments == r#"{"q":"a"}"# && &**raw == next)
         );
+    }
+
+    /// A known delta on a block of another kind (a text_delta on a
+    /// thinking block) is a warning, not silence; an unknown one is ignored.
+    #[test]
+    fn a_delta_of_another_blocks_kind_is_a_warning() {
+        let body = sse(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lost?"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta","x":1}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}"#,
+            r#"{"type":"message_stop"}"#,
+        ]);
+        let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &body);
+        assert!(res.is_ok());
+        let warnings: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Warning { code, message, .. } => {
+                    assert!(message.contains("text_delta for block 0"), "{message}");
+                    Some(code.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(warnings, ["mismatched_delta"]);
     }
 
     /// A text block's citations stay on its text part, in order, and go
