@@ -80,6 +80,19 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
     }
 }
 
+/// A legacy `function_call` (the functions API, before `tool_calls`; some
+/// OpenAI-compatible servers still answer with it) as the one `tool_calls[]`
+/// entry it stands for: index 0, no id (one is generated).
+pub(crate) fn legacy_function_call(message: &mut Map<String, Value>) -> Option<Map<String, Value>> {
+    let Some(Value::Object(function)) = message.remove("function_call") else {
+        return None;
+    };
+    let mut call = Map::new();
+    call.insert("index".into(), Value::from(0));
+    call.insert("function".into(), Value::Object(function));
+    Some(call)
+}
+
 /// The fields of a `tool_calls[]` entry (a whole call or a stream delta),
 /// taken out of it.
 pub(crate) struct CallFields {

@@ -39,7 +39,9 @@ pub(crate) fn decode(body: &Value, dialect: Dialect) -> Result<Vec<Delta>, Frame
         content_deltas(&mut message, dialect, &mut announced, &mut out);
         let calls = match message.remove("tool_calls") {
             Some(Value::Array(calls)) => calls,
-            _ => Vec::new(),
+            _ => super::legacy_function_call(&mut message)
+                .map(|call| vec![Value::Object(call)])
+                .unwrap_or_default(),
         };
         for (slot, call) in calls.into_iter().enumerate() {
             let Value::Object(mut call) = call else {

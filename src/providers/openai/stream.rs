@@ -117,6 +117,8 @@ impl Decoder {
                             self.call_delta(call, acc, out);
                         }
                     }
+                } else if let Some(call) = super::legacy_function_call(&mut delta) {
+                    self.call_delta(call, acc, out);
                 }
             }
             if let Some(reason) = take_str(&mut choice, "finish_reason").filter(|r| !r.is_empty()) {
@@ -450,6 +452,34 @@ mod tests {
             "[DONE]",
         ]);
         assert_eq!(truncated, (FinishReason::Other, "tool_calls".into(), None));
+    }
+
+    /// A legacy `function_call` (streamed or whole) is the call it stands
+    /// for, with a generated id, not dropped.
+    #[test]
+    fn a_legacy_function_call_is_a_tool_call() {
+        let (_, res) = StreamDecoder::decode_all(
+            Provider::OpenAiCompat,
+            &sse(&[
+                r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"role":"assistant","function_call":{"name":"f","arguments":"{\"a\""}}}]}"#,
+                r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"function_call":{"arguments":":1}"}}}]}"#,
+                r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}"#,
+                "[DONE]",
+            ]),
+        );
+        let whole = crate::providers::decode_response(
+            Provider::OpenAiCompat,
+            r#"{"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{\"a\":1}"}},"finish_reason":"function_call"}]}"#,
+        );
+        for res in [res.unwrap(), whole.unwrap()] {
+            let call = &res.tool_calls[0];
+            assert_eq!(
+                (call.name.as_str(), call.arguments.as_str()),
+                ("f", r#"{"a":1}"#)
+            );
+            assert!(!call.id.is_empty());
+            assert_eq!(res.finish_reason, FinishReason::ToolCalls);
+        }
     }
 
     fn calls(provider: Provider, frames: &[&str]) -> Vec<(String, String, String)> {
