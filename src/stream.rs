@@ -57,6 +57,11 @@ pub struct StreamDecoder {
     /// Passed with deltas that never keep their frame.
     no_frame: Raw,
     outcome: Option<Result<Response, Error>>,
+    /// The body so far while no SSE event has come (up to the event size
+    /// limit; `None` once one has, or past the limit): a body without SSE
+    /// framing (a JSON error, or a whole response from a server that
+    /// ignored `stream`) is read as one frame at the end.
+    unframed: Option<Vec<u8>>,
 }
 
 impl StreamDecoder {
@@ -76,6 +81,7 @@ impl StreamDecoder {
             last_frame: LastFrame::Text(String::new()),
             no_frame: Raw::from(""),
             outcome: None,
+            unframed: Some(Vec::new()),
         }
     }
 
@@ -116,10 +122,15 @@ impl StreamDecoder {
             });
         }
         let mut events = std::mem::take(&mut self.events);
-        let result = self
-            .sse
-            .feed(chunk, &mut events)
-            .and_then(|()| self.process(&mut events, out));
+        let fed = self.sse.feed(chunk, &mut events);
+        if let Some(body) = &mut self.unframed {
+            if !events.is_empty() || body.len() + chunk.len() > self.sse.max_event_bytes() {
+                self.unframed = None;
+            } else {
+                body.extend_from_slice(chunk);
+            }
+        }
+        let result = fed.and_then(|()| self.process(&mut events, out));
         events.clear();
         self.events = events;
         if let Err(e) = &result {
@@ -138,7 +149,19 @@ impl StreamDecoder {
         let result = self
             .sse
             .finish(&mut events)
-            .and_then(|_| self.process(&mut events, out))
+            .map(|_| {
+                if let Some(body) = self.unframed.take().filter(|_| events.is_empty()) {
+                    let data = String::from_utf8_lossy(&body).trim().to_string();
+                    if data.starts_with(['{', '[']) {
+                        events.push(SseEvent {
+                            event: None,
+                            data,
+                            id: None,
+                        });
+                    }
+                }
+            })
+            .and_then(|()| self.process(&mut events, out))
             .and_then(|()| {
                 let raw = self.last_frame.shared();
                 self.acc.finish(&raw, out)

@@ -352,11 +352,13 @@ pub struct Request {
     /// Tools the model may call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
-    /// How the model may use the tools.
+    /// How the model may use the tools (sent only with tools: providers
+    /// refuse a tool choice without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
     /// The output token limit. Anthropic requires one: see
-    /// [`crate::providers::anthropic::DEFAULT_MAX_TOKENS`].
+    /// [`crate::providers::anthropic::DEFAULT_MAX_TOKENS`] (added to a
+    /// `thinking` budget in `provider_options`, which it must exceed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
@@ -371,7 +373,9 @@ pub struct Request {
     pub stop: Vec<String>,
     /// A JSON object deep-merged into the provider's request body last, for
     /// anything the model does not cover (`reasoning_effort`, `thinking`,
-    /// `safetySettings`, ...). Its values win over skyl's.
+    /// `safetySettings`, ...). Its values win over skyl's, except that a
+    /// `tools` list adds to the request's tools (a provider's server or
+    /// built-in tools beside the functions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_options: Option<Map<String, Value>>,
 }

@@ -202,12 +202,18 @@ pub fn encode_request(
     })
 }
 
-/// Joins a base URL and a path with exactly one `/`.
+/// Joins a base URL and a path with exactly one `/`; a query string on the
+/// base (Azure's `?api-version=...`) stays at the end.
 pub(crate) fn join_url(base: &str, path: &str) -> String {
+    let (base, query) = match base.find('?') {
+        Some(i) => base.split_at_checked(i).unwrap_or((base, "")),
+        None => (base, ""),
+    };
     format!(
-        "{}/{}",
+        "{}/{}{}",
         base.trim_end_matches('/'),
-        path.trim_start_matches('/')
+        path.trim_start_matches('/'),
+        query
     )
 }
 
@@ -482,16 +488,17 @@ pub fn decode_error(
     }
     .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
-    err.kind = ApiErrorKind::from_status(status);
-    if err.kind == ApiErrorKind::Other {
-        if let Some(k) = err
-            .provider_type
-            .as_deref()
-            .and_then(ApiErrorKind::from_provider_type)
-        {
-            err.kind = k;
-        }
-    }
+    // The status decides, unless it says nothing or the body says more
+    // precisely: an overloaded model behind a 503 (Gemini's UNAVAILABLE,
+    // typed the same when it comes in a stream), a bad key behind a 400
+    // (Gemini's API_KEY_INVALID).
+    let from_body = err.kind;
+    err.kind = match (ApiErrorKind::from_status(status), from_body) {
+        (ApiErrorKind::Server, ApiErrorKind::Overloaded)
+        | (ApiErrorKind::BadRequest, ApiErrorKind::Authentication)
+        | (ApiErrorKind::Other, _) => from_body,
+        (by_status, _) => by_status,
+    };
     err.request_id = crate::http::request_id(headers);
     if let Some(ms) = crate::http::retry_after_ms(headers) {
         err.retry_after_ms = Some(ms);
@@ -691,6 +698,7 @@ impl FrameDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::StreamDecoder;
 
     #[test]
     fn data_urls_are_base64_sources_split_at_the_first_marker() {
@@ -817,5 +825,253 @@ mod tests {
             with,
             format!("{},\"top_k\":5}}", without.strip_suffix('}').unwrap())
         );
+    }
+
+    fn kind_of(e: &Error) -> (ApiErrorKind, String) {
+        match e {
+            Error::Api(a) => (a.kind, a.message.clone()),
+            other => panic!("not an API error: {other:?}"),
+        }
+    }
+
+    /// Error bodies typed by what they say: an OpenAI-format `code` where
+    /// the type says nothing (OpenRouter's status inside a 200), vLLM's
+    /// error object, Gemini's bad key behind a 400 and overloaded model
+    /// behind a 503, a proxy's `{"error": "text"}`.
+    #[test]
+    fn error_bodies_are_typed_by_what_they_say() {
+        let http =
+            |p: Provider, status: u16, body: &str| kind_of(&decode_error(p, status, &[], body));
+        let stream = |p: Provider, body: &str| {
+            let (_, res) = StreamDecoder::decode_all(p, body.as_bytes());
+            kind_of(&res.unwrap_err())
+        };
+        let k = |e: (ApiErrorKind, String)| e.0;
+        assert_eq!(
+            k(stream(Provider::OpenAiCompat, ": OPENROUTER PROCESSING\n\ndata: {\"error\":{\"code\":429,\"message\":\"Provider returned error\"}}\n\n")),
+            ApiErrorKind::RateLimit
+        );
+        assert_eq!(
+            k(stream(
+                Provider::OpenAiCompat,
+                "data: {\"error\":{\"code\":\"server_error\",\"message\":\"boom\"}}\n\n"
+            )),
+            ApiErrorKind::Server
+        );
+        assert_eq!(
+            stream(Provider::OpenAiCompat, "data: {\"object\":\"error\",\"message\":\"maximum context length is 8192\",\"type\":\"BadRequestError\",\"code\":400}\n\n"),
+            (ApiErrorKind::BadRequest, "maximum context length is 8192".into())
+        );
+        assert_eq!(
+            http(
+                Provider::OpenAiCompat,
+                400,
+                r#"{"object":"error","message":"bad model","type":"NotFoundError","code":404}"#
+            ),
+            (ApiErrorKind::BadRequest, "bad model".into())
+        );
+        assert_eq!(
+            http(Provider::Gemini, 400, r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#).0,
+            ApiErrorKind::Authentication
+        );
+        assert_eq!(
+            http(
+                Provider::Gemini,
+                400,
+                r#"{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}"#
+            )
+            .0,
+            ApiErrorKind::BadRequest
+        );
+        assert_eq!(
+            http(Provider::Gemini, 503, r#"{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#).0,
+            ApiErrorKind::Overloaded
+        );
+        assert_eq!(
+            http(
+                Provider::Gemini,
+                500,
+                r#"{"error":{"code":500,"message":"internal","status":"INTERNAL"}}"#
+            )
+            .0,
+            ApiErrorKind::Server
+        );
+        for p in [Provider::Anthropic, Provider::Gemini, Provider::OpenAi] {
+            assert_eq!(
+                http(p, 401, r#"{"error":"Unauthorized proxy"}"#),
+                (ApiErrorKind::Authentication, "Unauthorized proxy".into())
+            );
+        }
+    }
+
+    /// A stream request answered with a body that has no SSE framing is
+    /// read as one frame: a JSON error is that error (not an early end,
+    /// retried), a whole response (a server that ignored `stream`) is the
+    /// response. A body with only comments still ended early.
+    #[test]
+    fn an_unframed_stream_body_is_read_as_one_frame() {
+        let (_, res) = StreamDecoder::decode_all(
+            Provider::OpenAiCompat,
+            br#"{"error":{"message":"model 'llama9' not found, try pulling it first","type":"not_found_error"}}"#,
+        );
+        assert_eq!(
+            kind_of(&res.unwrap_err()),
+            (
+                ApiErrorKind::NotFound,
+                "model 'llama9' not found, try pulling it first".into()
+            )
+        );
+        let (_, res) = StreamDecoder::decode_all(
+            Provider::Anthropic,
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert_eq!(kind_of(&res.unwrap_err()).0, ApiErrorKind::Overloaded);
+        let (events, res) = StreamDecoder::decode_all(
+            Provider::OpenAiCompat,
+            br#"{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}"#,
+        );
+        assert_eq!(res.unwrap().text, "Hi");
+        assert!(matches!(
+            events.last(),
+            Some(crate::types::StreamEvent::Finish { .. })
+        ));
+        let (_, res) = StreamDecoder::decode_all(Provider::Anthropic, b": ping\n\n");
+        assert!(
+            matches!(res, Err(Error::StreamEndedEarly { .. })),
+            "{res:?}"
+        );
+    }
+
+    /// A whole Gemini body without candidates is an error, not an empty
+    /// success; an error inside the REST API's JSON list is that error.
+    #[test]
+    fn a_gemini_response_without_candidates_is_an_error() {
+        for body in [
+            "{}",
+            r#"{"candidates":[]}"#,
+            r#"{"usageMetadata":{"promptTokenCount":3}}"#,
+        ] {
+            let err = decode_response(Provider::Gemini, body).unwrap_err();
+            assert!(
+                err.to_string().contains("without candidates"),
+                "{body}: {err}"
+            );
+        }
+        let err = decode_response(Provider::Gemini, r#"[{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}]"#).unwrap_err();
+        assert_eq!(kind_of(&err).0, ApiErrorKind::Overloaded);
+    }
+
+    fn body_of(
+        provider: Provider,
+        base_url: Option<&str>,
+        request: serde_json::Value,
+    ) -> (String, Value) {
+        let request: Request = serde_json::from_value(request).unwrap();
+        let mut config = ClientConfig::new(provider);
+        config.model = Some("m".into());
+        config.base_url = base_url.map(str::to_string);
+        let http = crate::encode_request(&config, &request, false).unwrap();
+        (http.url, serde_json::from_str(&http.body).unwrap())
+    }
+
+    /// Requests a provider would refuse are not sent that way: a tool
+    /// choice without tools, Anthropic's whitespace-only text and empty
+    /// error results, max_tokens under a thinking budget.
+    #[test]
+    fn requests_providers_would_refuse_are_not_sent() {
+        let ask = serde_json::json!([{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]);
+        for p in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+            let (_, body) = body_of(
+                p,
+                None,
+                serde_json::json!({"messages": ask, "toolChoice": "required"}),
+            );
+            assert!(
+                body.get("tool_choice").is_none() && body.get("toolConfig").is_none(),
+                "{p:?}: {body}"
+            );
+            let (_, body) = body_of(
+                p,
+                None,
+                serde_json::json!({"messages": ask, "toolChoice": "required",
+                "tools": [{"name": "f", "parameters": {"type": "object"}}]}),
+            );
+            assert!(
+                body.get("tool_choice").is_some() || body.get("toolConfig").is_some(),
+                "{p:?}: {body}"
+            );
+        }
+        let (_, body) = body_of(
+            Provider::Anthropic,
+            None,
+            serde_json::json!({"messages": [
+            {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "parts": [{"type": "text", "text": "\n\n"},
+                {"type": "tool_call", "id": "toolu_1", "name": "f", "arguments": "{}"}]},
+            {"role": "tool", "parts": [{"type": "tool_result", "callId": "toolu_1", "content": "", "isError": true}]}]}),
+        );
+        assert_eq!(
+            body["messages"][1]["content"].as_array().unwrap().len(),
+            1,
+            "{body}"
+        );
+        assert_eq!(body["messages"][1]["content"][0]["type"], "tool_use");
+        assert_eq!(
+            body["messages"][2]["content"][0]["content"],
+            "the tool failed without a message"
+        );
+        let (_, body) = body_of(
+            Provider::Anthropic,
+            None,
+            serde_json::json!({"messages": ask,
+            "providerOptions": {"thinking": {"type": "enabled", "budget_tokens": 8000}}}),
+        );
+        assert_eq!(
+            body["max_tokens"],
+            8000 + u64::from(anthropic::DEFAULT_MAX_TOKENS)
+        );
+        let (_, body) = body_of(
+            Provider::Anthropic,
+            None,
+            serde_json::json!({"messages": ask, "maxTokens": 9000,
+            "providerOptions": {"thinking": {"type": "enabled", "budget_tokens": 8000}}}),
+        );
+        assert_eq!(body["max_tokens"], 9000);
+    }
+
+    /// providerOptions `tools` add a provider's own tools beside the
+    /// request's functions; a base URL's query string stays at the end.
+    #[test]
+    fn provider_tools_add_to_the_functions_and_base_url_queries_stay_last() {
+        let (_, body) = body_of(
+            Provider::Anthropic,
+            None,
+            serde_json::json!({
+            "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+            "tools": [{"name": "lookup", "parameters": {"type": "object"}}],
+            "providerOptions": {"tools": [{"type": "web_search_20250305", "name": "web_search"}]}}),
+        );
+        let names: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["lookup", "web_search"]);
+        let (_, body) = body_of(
+            Provider::Gemini,
+            None,
+            serde_json::json!({
+            "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+            "providerOptions": {"tools": [{"googleSearch": {}}]}}),
+        );
+        assert_eq!(body["tools"], serde_json::json!([{"googleSearch": {}}]));
+        let (url, _) = body_of(
+            Provider::OpenAiCompat,
+            Some("https://r.openai.azure.com/openai/deployments/d/?api-version=2024-10-21"),
+            serde_json::json!({"messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]}),
+        );
+        assert_eq!(url, "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21");
+        assert_eq!(join_url("http://h/v1/", "/chat"), "http://h/v1/chat");
     }
 }

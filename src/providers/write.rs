@@ -305,8 +305,10 @@ impl Drop for Arr<'_> {
 }
 
 /// `body` (an object this module wrote) with `from` deep-merged in: an
-/// object in `from` merges key by key into an object at the same key,
-/// any other value replaces the old one in its place, new keys go last.
+/// object in `from` merges key by key into an object at the same key, a
+/// `tools` list adds to the tools already there (a provider's server or
+/// built-in tools beside the request's functions), any other value
+/// replaces the old one in its place, new keys go last.
 /// Every value the merge does not reach is kept as its text, so nothing is
 /// parsed again (serde_json's float parsing can land one step off a
 /// 17-digit value) and no nesting limit applies. `None` if `body` is not an
@@ -317,6 +319,16 @@ pub(crate) fn merged(body: &str, from: &Map<String, Value>) -> Option<String> {
         let at = members.iter().position(|(key, _)| key == k);
         let text = match (at.and_then(|i| members.get(i)), v) {
             (Some((_, old)), Value::Object(inner)) if old.starts_with('{') => merged(old, inner)?,
+            (Some((_, old)), Value::Array(more)) if k == "tools" && old.starts_with('[') => {
+                let added = crate::providers::json_text(v);
+                match (old.strip_suffix(']'), added.strip_prefix('[')) {
+                    (Some(head), Some(tail)) if !more.is_empty() && head.len() > 1 => {
+                        format!("{head},{tail}")
+                    }
+                    _ if more.is_empty() => old.to_string(),
+                    _ => added,
+                }
+            }
             _ => crate::providers::json_text(v),
         };
         match at.and_then(|i| members.get_mut(i)) {

@@ -189,6 +189,39 @@ describe("what a failure keeps", () => {
   });
 });
 
+describe("errors keep what the response said", () => {
+  test("an in-band error keeps the response's request id", async () => {
+    const body = `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
+    const res = new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "request-id": "req_sse_1" } });
+    const stream = client(fakeFetch([res]), { maxRetries: 0 }).stream(REQUEST);
+    const err = await (async () => { try { for await (const _ of stream); } catch (e) { return e; } })();
+    assert.equal(err.name, "OverloadedError");
+    assert.equal(err.requestId, "req_sse_1");
+  });
+
+  test("retry-after as an HTTP date is honoured", async () => {
+    const at = new Date(Date.now() + 30_000).toUTCString();
+    const res = new Response(JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "slow down" } }), {
+      status: 429, headers: { "content-type": "application/json", "retry-after": at },
+    });
+    const err = await client(fakeFetch([res]), { maxRetries: 0 }).complete(REQUEST).catch((e) => e);
+    assert.equal(err.name, "RateLimitError");
+    assert.ok(err.retryAfterMs > 25_000 && err.retryAfterMs <= 30_000, String(err.retryAfterMs));
+  });
+
+  test("a stream answered with a JSON error body (no SSE) is that error, not retried", async () => {
+    const log = [];
+    const res = () => new Response(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "model: c-unknown" } }), {
+      status: 200, headers: { "content-type": "application/json" },
+    });
+    const stream = client(fakeFetch([res(), res(), res()], log)).stream(REQUEST);
+    const err = await (async () => { try { for await (const _ of stream); } catch (e) { return e; } })();
+    assert.equal(err.name, "NotFoundError");
+    assert.match(err.message, /c-unknown/);
+    assert.deepEqual(log.filter((l) => l.startsWith("attempt")), ["attempt 1"]);
+  });
+});
+
 describe("options fetch would refuse", () => {
   test("an API key or header value that cannot be sent is an InvalidRequestError, without the key", () => {
     for (const apiKey of ["sk-test\u2019key-0001", "sk-test\nkey-0001", "sk-test\u0000key"]) {

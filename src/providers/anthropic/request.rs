@@ -52,9 +52,18 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     let mut out = Out::default();
     let mut body = out.object();
     body.str("model", input.model);
+    // max_tokens must exceed a thinking budget: the default comes on top.
+    let budget = (req.provider_options.as_ref())
+        .and_then(|o| o.get("thinking"))
+        .and_then(|t| t.get("budget_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     body.uint(
         "max_tokens",
-        req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
+        req.max_tokens.map_or_else(
+            || budget.saturating_add(DEFAULT_MAX_TOKENS.into()),
+            u64::from,
+        ),
     );
     if let Some(system) = system {
         body.str("system", &system);
@@ -66,7 +75,8 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             tool_declaration(&mut tools.object(), t, Some("input_schema"));
         }
     }
-    if let Some(choice) = &req.tool_choice {
+    // (Without tools a provider refuses a tool choice: it is left out.)
+    if let Some(choice) = req.tool_choice.as_ref().filter(|_| !req.tools.is_empty()) {
         let mut c = body.object("tool_choice");
         match choice {
             ToolChoice::Mode(ToolChoiceMode::Auto) => c.str("type", "auto"),
@@ -94,7 +104,9 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 /// The block for one part, `None` for parts Anthropic has no place for.
 fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
     Ok(Some(match part {
-        Part::Text { text, .. } if text.is_empty() => return Ok(None),
+        // Anthropic refuses a text block with only whitespace (which it
+        // sends itself, e.g. "\n\n" before a tool_use).
+        Part::Text { text, .. } if text.trim().is_empty() => return Ok(None),
         Part::Text {
             text,
             provider_data,
@@ -137,6 +149,12 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         } => Block {
             lead: true,
             ..Block::new(|b| {
+                // An error result may not be empty.
+                let content = if content.trim().is_empty() && *is_error {
+                    "the tool failed without a message"
+                } else {
+                    content.as_str()
+                };
                 b.str("type", "tool_result")
                     .str("tool_use_id", &tool_id(call_id))
                     .str("content", content);

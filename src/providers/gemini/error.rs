@@ -3,12 +3,21 @@
 
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiErrorKind};
 use crate::providers::{api_error_from, string_or_number};
 
 /// Reads an error body or in-band error payload.
 pub(crate) fn decode(body: &Value) -> Option<ApiError> {
+    // A streamed error can come as a one-element array, as whole bodies do
+    // from the REST API's JSON-array streaming.
+    if let Some(first) = body.as_array().and_then(|a| a.first()) {
+        return decode(first);
+    }
     let err = body.get("error")?;
+    // A proxy's `{"error": "text"}`.
+    if let Value::String(m) = err {
+        return Some(api_error_from(None, Some(m.clone()), None, None));
+    }
     let mut e = api_error_from(
         err.get("status")
             .and_then(Value::as_str)
@@ -31,6 +40,19 @@ pub(crate) fn decode(body: &Value) -> Option<ApiError> {
         })
         .find_map(|d| d.get("retryDelay").and_then(Value::as_str))
         .and_then(parse_duration_ms);
+    // The details' reason is more precise than the status: Gemini answers a
+    // bad key with 400 INVALID_ARGUMENT and reason API_KEY_INVALID.
+    let reasons = err
+        .get("details")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d.get("reason").and_then(Value::as_str));
+    for reason in reasons {
+        if reason == "API_KEY_INVALID" || reason == "API_KEY_EXPIRED" {
+            e.kind = ApiErrorKind::Authentication;
+        }
+    }
     Some(e)
 }
 

@@ -80,7 +80,8 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             tool_declaration(&mut declarations.object(), t, key);
         }
     }
-    if let Some(choice) = &req.tool_choice {
+    // (Without tools a provider refuses a tool choice: it is left out.)
+    if let Some(choice) = req.tool_choice.as_ref().filter(|_| !req.tools.is_empty()) {
         let mut tool_config = body.object("toolConfig");
         let mut config = tool_config.object("functionCallingConfig");
         match choice {

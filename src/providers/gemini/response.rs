@@ -6,9 +6,27 @@ use super::Turn;
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
 
-/// The deltas of a whole response.
+/// The deltas of a whole response. One without candidates (`{}`, an
+/// empty list) is an error, not an empty success, unless the prompt was
+/// blocked (a content-filter error).
 pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
+    if body.is_array() {
+        // The REST API's JSON-array form, an error in it included.
+        return Err(match super::error::decode(body) {
+            Some(e) => FrameFailure::Api(Box::new(e)),
+            None => FrameFailure::Malformed("a list of responses, not one response".into()),
+        });
+    }
     let mut out = Vec::new();
     Turn::default().response(body.clone(), &mut out)?;
+    let answered = body
+        .get("candidates")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty());
+    if !answered {
+        return Err(FrameFailure::Malformed(
+            "a response without candidates".into(),
+        ));
+    }
     Ok(out)
 }

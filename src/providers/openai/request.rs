@@ -64,7 +64,8 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
             tool_declaration(&mut tool.object("function"), t, Some("parameters"));
         }
     }
-    if let Some(choice) = &req.tool_choice {
+    // (Without tools a provider refuses a tool choice: it is left out.)
+    if let Some(choice) = req.tool_choice.as_ref().filter(|_| !req.tools.is_empty()) {
         match choice {
             ToolChoice::Mode(mode) => {
                 let mode = match mode {

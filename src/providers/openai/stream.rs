@@ -88,6 +88,14 @@ impl Decoder {
                 return Err(FrameFailure::Api(Box::new(e)));
             }
         }
+        // vLLM's error frame: `{"object": "error", "message", "type", "code"}`.
+        if chunk.get("object").and_then(Value::as_str) == Some("error") {
+            let body = Value::Object(chunk);
+            return Err(match super::error::decode(&body) {
+                Some(e) => FrameFailure::Api(Box::new(e)),
+                None => FrameFailure::Malformed("an error frame without a message".into()),
+            });
+        }
         self.chunk(chunk, acc, out);
         Ok(())
     }

@@ -420,10 +420,27 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
   signal?.addEventListener("abort", onAbort, { once: true });
 });
 
+/**
+ * A response's headers as [name, value] pairs for the wasm. A `retry-after`
+ * that is an HTTP date (RFC 9110) is also given as `retry-after-ms` from
+ * now: the core has no clock.
+ */
 function headerPairs(headers) {
   const out = [];
   headers?.forEach?.((v, k) => out.push([k, v]));
+  const after = headers?.get?.("retry-after");
+  const at = after && !/^\s*[\d.]+\s*$/.test(after) ? Date.parse(after) : NaN;
+  if (!Number.isNaN(at) && !headers.has("retry-after-ms")) out.push(["retry-after-ms", String(Math.max(0, at - Date.now()))]);
   return out;
+}
+
+/** The request id of a response (the headers `crate::http::request_id` reads, in its order). */
+function requestId(headers) {
+  for (const name of ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"]) {
+    const v = headers?.get?.(name);
+    if (v) return v;
+  }
+  return undefined;
 }
 
 const utf8 = new TextEncoder();
@@ -469,6 +486,8 @@ class Run {
     this.onStop = null;
     // Undoes begin(): its timer and the caller's signal listener.
     this.release = null;
+    // The request id of the current attempt's response.
+    this.requestId = undefined;
     this.userSignal = request?.signal;
     this.request = request;
     this.streaming = streaming;
@@ -569,6 +588,7 @@ class Run {
     this.reader = null;
     this.decoding = null;
     const res = this.given ?? await this.send();
+    this.requestId = requestId(res.headers);
     if (!res.ok) {
       let text = "";
       try { text = await res.text(); } catch (e) { if (this.wasCut) throw this.reason(e); }
@@ -576,6 +596,12 @@ class Run {
       throw makeError(info, this.key);
     }
     return res;
+  }
+
+  /** The error of an in-band failure (inside a 2xx body), with the response's request id. */
+  inBand(info) {
+    info.requestId ??= this.requestId;
+    return makeError(info, this.key);
   }
 
   /** Sends the request: the Response, whatever its status, or a typed error. */
@@ -636,7 +662,7 @@ class Run {
           throw this.wasCut ? this.reason(e) : this.bodyError(e);
         }
         const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
-        if (out.error) throw makeError(out.error, this.key);
+        if (out.error) throw this.inBand(out.error);
         return out.response;
       });
     } finally {
@@ -681,7 +707,7 @@ class Run {
           const first = await this.pull(d);
           // An error before any event may be retried (in-band overloaded,
           // an early end): nothing was handed out yet.
-          if (first.error && first.events.length === 0) throw makeError(first.error, this.key);
+          if (first.error && first.events.length === 0) throw this.inBand(first.error);
           decoder = d;
           return first;
         } catch (e) {
@@ -700,7 +726,7 @@ class Run {
           this.yielded = true;
           yield ev;
         }
-        if (chunk.error) throw makeError(chunk.error, this.key);
+        if (chunk.error) throw this.inBand(chunk.error);
         if (chunk.response) {
           this.finish(chunk.response, onResponse);
           return;

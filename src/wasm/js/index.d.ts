@@ -36,18 +36,23 @@ export type Request = {
   system?: string;
   messages: Message[];
   tools?: Tool[];
+  /** Sent only with `tools` (providers refuse a tool choice without them). */
   toolChoice?: ToolChoice;
+  /** Anthropic requires it: 4096 by default, on top of a `thinking` budget given in providerOptions. */
   maxTokens?: number;
   temperature?: number;
   topP?: number;
   stop?: string[];
-  /** Deep-merged into the provider's request body last. */
+  /**
+   * Deep-merged into the provider's request body last; its values win. A
+   * `tools` list adds to the request's tools (a provider's server or
+   * built-in tools, e.g. Anthropic web search, Gemini googleSearch).
+   */
   providerOptions?: { [key: string]: unknown };
   /** Cancels the request. */
   signal?: AbortSignal;
 };
 
-/** Token counts as the provider reported them (see the README for each provider's meaning). */
 /**
  * Token counts as the provider reported them, not re-based: OpenAI and
  * Gemini count cached input inside `input`; Anthropic does not (add
