@@ -330,6 +330,17 @@ pub(crate) fn joined_system(parts: impl IntoIterator<Item = String>) -> Option<S
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
+/// A system message's text: its text parts as separate paragraphs, as
+/// [`joined_system`] joins system texts (not glued: "You are X." and "Be
+/// brief." stay two sentences).
+pub(crate) fn system_text(msg: &Message) -> String {
+    let texts = msg.parts.iter().filter_map(|p| match p {
+        Part::Text { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    joined_system(texts).unwrap_or_default()
+}
+
 /// The messages of a request as the turns of a provider that keeps system
 /// text out of the message list and wants one turn per role change
 /// (Anthropic, Gemini).
@@ -371,7 +382,7 @@ pub(crate) fn group_turns(
     for (m, msg) in req.messages.iter().enumerate() {
         let role = match msg.role {
             Role::System => {
-                system.push(msg.joined_text());
+                system.push(system_text(msg));
                 continue;
             }
             Role::User | Role::Tool => "user",
@@ -1073,5 +1084,35 @@ mod tests {
         );
         assert_eq!(url, "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21");
         assert_eq!(join_url("http://h/v1/", "/chat"), "http://h/v1/chat");
+    }
+
+    /// A system message's text parts stay separate paragraphs.
+    #[test]
+    fn system_text_parts_are_not_glued() {
+        let request = serde_json::json!({"messages": [
+            {"role": "system", "parts": [{"type": "text", "text": "You are X."}, {"type": "text", "text": "Be brief."}]},
+            {"role": "user", "parts": [{"type": "text", "text": "hi"}]}]});
+        let want = "You are X.\n\nBe brief.";
+        assert_eq!(
+            body_of(Provider::Anthropic, None, request.clone()).1["system"],
+            want
+        );
+        assert_eq!(
+            body_of(Provider::OpenAi, None, request.clone()).1["messages"][0]["content"],
+            want
+        );
+        assert_eq!(
+            body_of(
+                Provider::OpenAiCompat,
+                Some("http://127.0.0.1:1/v1"),
+                request.clone()
+            )
+            .1["messages"][0]["content"],
+            want
+        );
+        assert_eq!(
+            body_of(Provider::Gemini, None, request).1["systemInstruction"]["parts"][0]["text"],
+            want
+        );
     }
 }

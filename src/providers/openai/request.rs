@@ -36,7 +36,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
             req.messages
                 .iter()
                 .filter(|m| in_system(m))
-                .map(Message::joined_text),
+                .map(crate::providers::system_text),
         ),
     );
 
@@ -121,7 +121,7 @@ fn encode_message(
         Role::System => {
             out.object()
                 .str("role", "system")
-                .str("content", &msg.joined_text());
+                .str("content", &crate::providers::system_text(msg));
         }
         Role::User | Role::Tool => {
             // Tool results are messages of their own, right after the turn
