@@ -1115,4 +1115,34 @@ mod tests {
             want
         );
     }
+
+    /// Consecutive assistant messages are one OpenAI assistant message, so
+    /// each call is answered right after the message that made it.
+    #[test]
+    fn consecutive_assistant_messages_are_one_openai_turn() {
+        let request = serde_json::json!({"messages": [
+            {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "parts": [{"type": "text", "text": "Two calls."}, {"type": "tool_call", "id": "a", "name": "f", "arguments": "{}"}]},
+            {"role": "assistant", "parts": [{"type": "tool_call", "id": "b", "name": "g", "arguments": "{}"}]},
+            {"role": "tool", "parts": [{"type": "tool_result", "callId": "a", "content": "1"}]},
+            {"role": "tool", "parts": [{"type": "tool_result", "callId": "b", "content": "2"}]}]});
+        for p in [Provider::OpenAi, Provider::OpenAiCompat] {
+            let (_, body) = body_of(p, Some("http://127.0.0.1:1/v1"), request.clone());
+            let roles: Vec<&str> = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["role"].as_str().unwrap())
+                .collect();
+            assert_eq!(roles, ["user", "assistant", "tool", "tool"], "{p:?}");
+            let ids: Vec<&str> = body["messages"][1]["tool_calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["id"].as_str().unwrap())
+                .collect();
+            assert_eq!(ids, ["a", "b"]);
+            assert_eq!(body["messages"][1]["content"], "Two calls.");
+        }
+    }
 }

@@ -50,10 +50,23 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
             .str("role", "system")
             .str("content", &system);
     }
-    for (i, msg) in req.messages.iter().enumerate() {
-        if !in_system(msg) {
-            encode_message(msg, i, dialect, &mut messages)?;
+    let mut listed = (req.messages.iter().enumerate())
+        .filter(|(_, m)| !in_system(m))
+        .peekable();
+    while let Some((i, msg)) = listed.next() {
+        // Consecutive assistant messages are one turn: OpenAI wants an
+        // assistant message's tool calls answered by the messages right
+        // after it, so `assistant[a], assistant[b], tool[a], tool[b]` (a
+        // history other tools write) is sent as one assistant message.
+        let mut merged: Option<Message> = None;
+        let assistant = |m: &(usize, &Message)| m.1.role == Role::Assistant;
+        if msg.role == Role::Assistant {
+            while let Some((_, next)) = listed.next_if(assistant) {
+                (merged.get_or_insert_with(|| msg.clone()).parts)
+                    .extend(next.parts.iter().cloned());
+            }
         }
+        encode_message(merged.as_ref().unwrap_or(msg), i, dialect, &mut messages)?;
     }
     drop(messages);
     if !req.tools.is_empty() {
