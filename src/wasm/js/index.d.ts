@@ -108,7 +108,14 @@ export type ClientOptions = {
   /** The default model; a request may name another. */
   model?: string;
   apiKey?: string;
-  /** Required for `openaicompat`, e.g. "http://127.0.0.1:11434/v1". */
+  /**
+   * Required for `openaicompat`, e.g. "http://127.0.0.1:11434/v1"; for the
+   * others, a proxy in their place. The form of the defaults: the path
+   * before `/chat/completions` for OpenAI ("https://api.openai.com/v1"),
+   * the root without a version for Anthropic ("https://api.anthropic.com")
+   * and Gemini ("https://generativelanguage.googleapis.com"). A query
+   * string (Azure's `?api-version=`) is kept at the end.
+   */
   baseURL?: string;
   headers?: { [name: string]: string };
   /** A fetch to use instead of the global one. */
