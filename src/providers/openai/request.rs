@@ -58,15 +58,14 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
         // assistant message's tool calls answered by the messages right
         // after it, so `assistant[a], assistant[b], tool[a], tool[b]` (a
         // history other tools write) is sent as one assistant message.
-        let mut merged: Option<Message> = None;
+        let mut more = Vec::new();
         let assistant = |m: &(usize, &Message)| m.1.role == Role::Assistant;
         if msg.role == Role::Assistant {
             while let Some((_, next)) = listed.next_if(assistant) {
-                (merged.get_or_insert_with(|| msg.clone()).parts)
-                    .extend(next.parts.iter().cloned());
+                more.push(next);
             }
         }
-        encode_message(merged.as_ref().unwrap_or(msg), i, dialect, &mut messages)?;
+        encode_message(msg, &more, i, dialect, &mut messages)?;
     }
     drop(messages);
     if !req.tools.is_empty() {
@@ -124,8 +123,11 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
     Ok((url, headers, out))
 }
 
+/// Writes `msg` (for an assistant message, with the assistant messages
+/// right after it, `more`, as one turn).
 fn encode_message(
     msg: &Message,
+    more: &[&Message],
     index: usize,
     dialect: Dialect,
     out: &mut Arr,
@@ -197,7 +199,8 @@ fn encode_message(
             let mut reasoning = String::new();
             let mut reasoning_field = "reasoning_content";
             let mut calls = false;
-            for part in &msg.parts {
+            let parts = || msg.parts.iter().chain(more.iter().flat_map(|m| &m.parts));
+            for part in parts() {
                 match part {
                     Part::ToolCall { .. } => calls = true,
                     Part::Reasoning {
@@ -220,7 +223,10 @@ fn encode_message(
                     _ => {}
                 }
             }
-            let text = msg.joined_text();
+            let mut text = msg.joined_text();
+            for m in more {
+                text.push_str(&m.joined_text());
+            }
             let mut m = out.object();
             m.str("role", "assistant");
             if calls && !dialect.compat && text.is_empty() {
@@ -235,7 +241,7 @@ fn encode_message(
             }
             if calls {
                 let mut list = m.array("tool_calls");
-                for part in &msg.parts {
+                for part in parts() {
                     let Part::ToolCall {
                         id,
                         name,
