@@ -706,6 +706,22 @@ impl FrameDecoder {
     }
 }
 
+/// The URL and the JSON body skyl sends for `request` (model "m"), for
+/// tests.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn sent(
+    provider: Provider,
+    base_url: Option<&str>,
+    request: &Request,
+) -> (String, Value) {
+    let mut config = ClientConfig::new(provider);
+    config.model = Some("m".into());
+    config.base_url = base_url.map(str::to_string);
+    let http = encode_request(&config, request, false).unwrap();
+    (http.url, serde_json::from_str(&http.body).unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -972,17 +988,20 @@ mod tests {
         assert_eq!(kind_of(&err).0, ApiErrorKind::Overloaded);
     }
 
-    fn body_of(
-        provider: Provider,
-        base_url: Option<&str>,
-        request: serde_json::Value,
-    ) -> (String, Value) {
-        let request: Request = serde_json::from_value(request).unwrap();
-        let mut config = ClientConfig::new(provider);
-        config.model = Some("m".into());
-        config.base_url = base_url.map(str::to_string);
-        let http = crate::encode_request(&config, &request, false).unwrap();
-        (http.url, serde_json::from_str(&http.body).unwrap())
+    /// `sent` for a request given as JSON.
+    fn body_of(provider: Provider, base_url: Option<&str>, request: Value) -> (String, Value) {
+        sent(
+            provider,
+            base_url,
+            &serde_json::from_value(request).unwrap(),
+        )
+    }
+
+    /// The `key` field of every object in the list `list`.
+    fn each<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+        (list.as_array().unwrap().iter())
+            .map(|o| o[key].as_str().unwrap())
+            .collect()
     }
 
     /// Requests a provider would refuse are not sent that way: a tool
@@ -1062,13 +1081,7 @@ mod tests {
             "tools": [{"name": "lookup", "parameters": {"type": "object"}}],
             "providerOptions": {"tools": [{"type": "web_search_20250305", "name": "web_search"}]}}),
         );
-        let names: Vec<&str> = body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, ["lookup", "web_search"]);
+        assert_eq!(each(&body["tools"], "name"), ["lookup", "web_search"]);
         let (_, body) = body_of(
             Provider::Gemini,
             None,
@@ -1128,19 +1141,9 @@ mod tests {
             {"role": "tool", "parts": [{"type": "tool_result", "callId": "b", "content": "2"}]}]});
         for p in [Provider::OpenAi, Provider::OpenAiCompat] {
             let (_, body) = body_of(p, Some("http://127.0.0.1:1/v1"), request.clone());
-            let roles: Vec<&str> = body["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m["role"].as_str().unwrap())
-                .collect();
+            let roles = each(&body["messages"], "role");
             assert_eq!(roles, ["user", "assistant", "tool", "tool"], "{p:?}");
-            let ids: Vec<&str> = body["messages"][1]["tool_calls"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c["id"].as_str().unwrap())
-                .collect();
+            let ids = each(&body["messages"][1]["tool_calls"], "id");
             assert_eq!(ids, ["a", "b"]);
             assert_eq!(body["messages"][1]["content"], "Two calls.");
         }

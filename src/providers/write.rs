@@ -322,10 +322,9 @@ pub(crate) fn merged(body: &str, from: &Map<String, Value>) -> Option<String> {
             (Some((_, old)), Value::Array(more)) if k == "tools" && old.starts_with('[') => {
                 let added = crate::providers::json_text(v);
                 match (old.strip_suffix(']'), added.strip_prefix('[')) {
-                    (Some(head), Some(tail)) if !more.is_empty() && head.len() > 1 => {
-                        format!("{head},{tail}")
-                    }
                     _ if more.is_empty() => old.to_string(),
+                    // (`head` is "[" when the old list is empty.)
+                    (Some(head), Some(tail)) if head != "[" => format!("{head},{tail}"),
                     _ => added,
                 }
             }

@@ -254,14 +254,8 @@ mod tests {
                 {"type": "text", "text": "b"},
                 {"type": "tool_result", "callId": "t", "content": "1"}]}]}))
         .unwrap();
-        let mut config = crate::providers::ClientConfig::new(crate::providers::Provider::Anthropic);
-        config.model = Some("m".into());
-        let body: Value = serde_json::from_str(
-            &crate::encode_request(&config, &request, false)
-                .unwrap()
-                .body,
-        )
-        .unwrap();
+        let (_, body) =
+            crate::providers::sent(crate::providers::Provider::Anthropic, None, &request);
         let kinds: Vec<&str> = body["messages"][1]["content"]
             .as_array()
             .unwrap()

@@ -603,14 +603,7 @@ mod tests {
 
         let mut request = crate::types::Request::default();
         request.messages.push(res.message);
-        let mut config = crate::providers::ClientConfig::new(Provider::Anthropic);
-        config.model = Some("m".into());
-        let body: serde_json::Value = serde_json::from_str(
-            &crate::encode_request(&config, &request, false)
-                .unwrap()
-                .body,
-        )
-        .unwrap();
+        let (_, body) = crate::providers::sent(Provider::Anthropic, None, &request);
         assert_eq!(
             body["messages"][0]["content"],
             serde_json::json!([
