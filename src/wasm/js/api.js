@@ -826,10 +826,9 @@ export class StreamResult {
       async return(value) {
         // Stopped first: a next() still waiting for data would hold
         // gen.return() back until the data came.
+        // (stop() rejects response() through run.onStop.)
         if (!run.finished) run.stop(run.stopped ?? run.abortError());
-        const out = await gen.return(value);
-        if (!run.finished) reject(run.stopped ?? run.abortError());
-        return out;
+        return gen.return(value);
       },
       async throw(e) {
         reject(e);
