@@ -9,8 +9,8 @@
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::json::write::{object_text, push_decimal, quoted, Out};
 use crate::model_json;
-use crate::providers::write::{object_text, push_decimal, quoted, Out};
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
@@ -89,8 +89,8 @@ fn parse<T>(
     prefix: &str,
     read: fn(Value, &At) -> Result<T, ReadError>,
 ) -> Result<T, Error> {
-    let value: Value = crate::providers::scan::parse(json)
-        .map_err(|e| Error::invalid_request(what, e.to_string()))?;
+    let value: Value =
+        crate::json::read::parse(json).map_err(|e| Error::invalid_request(what, e.to_string()))?;
     read(value, &At::Root(prefix)).map_err(|e| {
         let path = if e.path.is_empty() {
             what.to_string()
@@ -159,7 +159,7 @@ pub fn response(provider: &str, body: &str) -> String {
 pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -> String {
     let label = provider_label(provider);
     let headers =
-        crate::providers::scan::parse(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
+        crate::json::read::parse(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
     let e = match provider_named(provider) {
         Ok(p) => decode_error(p, status, &headers, body),
         Err(e) => e,

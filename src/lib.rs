@@ -28,6 +28,7 @@ pub mod types;
 pub mod validate;
 
 mod accumulate;
+mod json;
 mod model_json;
 mod read;
 mod stream;

@@ -7,7 +7,7 @@
 //! so that callers can add their own fields around them.
 
 use crate::error::ErrorInfo;
-use crate::providers::write::{Obj, Out};
+use crate::json::write::{Obj, Out};
 use crate::types::{
     FinishReason, IncompleteToolCall, Message, Part, ProviderData, Response, Role, ToolCall, Usage,
 };
@@ -226,7 +226,7 @@ pub(crate) fn wrapped(key: &str, write: impl FnOnce(&mut Obj)) -> String {
 mod tests {
     use super::*;
     use crate::error::Error;
-    use crate::providers::write::object_text;
+    use crate::json::write::object_text;
     use crate::providers::{decode_error, decode_response, Provider};
     use crate::stream::StreamDecoder;
 

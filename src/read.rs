@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::providers::write::quoted;
+use crate::json::write::quoted;
 use crate::types::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
 
 /// What was wrong, and where: `path` is empty for the value itself.

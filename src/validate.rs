@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::error::Error;
-use crate::providers::write::quoted;
+use crate::json::write::quoted;
 use crate::types::{Part, Request, Role, Tool, ToolCall};
 
 /// A tool needs a non-empty name; its parameters, when given, must be a JSON

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiError, ApiErrorKind, Error};
 use crate::http::HttpRequest;
+use crate::json::{read, write};
 use crate::sse::SseEvent;
 use crate::types::{Message, Part, Raw, Request, Response, Role, Tool};
 use crate::validate::validate_request;
@@ -25,15 +26,11 @@ use crate::validate::validate_request;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 #[cfg(feature = "gemini")]
-mod canonical;
-#[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "openai")]
 pub mod openai;
 #[cfg(feature = "openai")]
 pub mod openaicompat;
-pub(crate) mod scan;
-pub(crate) mod write;
 
 /// Which wire format to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -456,7 +453,7 @@ pub(crate) const BUILT: &[&str] = &[
 /// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
 /// [`Error::ContentFilter`].
 pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error> {
-    let value = scan::parse(body)
+    let value = read::parse(body)
         .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
     let deltas = match provider {
         #[cfg(feature = "openai")]
@@ -485,7 +482,7 @@ pub fn decode_error(
     headers: &[(String, String)],
     body: &str,
 ) -> Error {
-    let value = scan::parse(body).ok();
+    let value = read::parse(body).ok();
     let mut err = match (&value, provider) {
         #[cfg(feature = "openai")]
         (Some(v), Provider::OpenAi) => openai::error::decode(v),

@@ -4,9 +4,9 @@ use serde_json::{Map, Value};
 
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
+use crate::json::write::Out;
 #[cfg(test)]
 use crate::providers::object_schema;
-use crate::providers::write::Out;
 use crate::providers::{
     group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
     Encoded, ImageSource, Turns,
@@ -211,7 +211,7 @@ fn tool_input(arguments: &str) -> Result<Value, String> {
     if arguments.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    match crate::providers::scan::parse(arguments) {
+    match crate::json::read::parse(arguments) {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(_) => Err("tool-call arguments must be a JSON object for Anthropic".into()),
         Err(e) => Err(format!("tool-call arguments are not valid JSON: {e}")),

@@ -20,7 +20,7 @@ use super::{
     refusal_explanation, NAME,
 };
 use crate::accumulate::Delta;
-use crate::providers::scan::Reader;
+use crate::json::read::Reader;
 use crate::providers::{take_str, FrameFailure};
 use crate::sse::SseEvent;
 
@@ -125,7 +125,7 @@ impl Decoder {
                 }
             }
         }
-        let data = crate::providers::scan::parse(&ev.data).map_err(|e| {
+        let data = crate::json::read::parse(&ev.data).map_err(|e| {
             FrameFailure::Malformed(format!("an event whose data is not JSON: {e}"))
         })?;
         let kind = data
@@ -453,7 +453,7 @@ impl Decoder {
             Block::Thinking | Block::Text => out.push(Delta::Break),
             Block::Opaque { mut block, json } => {
                 if !json.is_empty() {
-                    let input = crate::providers::scan::parse(&json).unwrap_or(Value::String(json));
+                    let input = crate::json::read::parse(&json).unwrap_or(Value::String(json));
                     block.insert("input".into(), input);
                 }
                 out.push(Delta::Opaque {

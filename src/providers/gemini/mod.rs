@@ -17,8 +17,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Number, Value};
 
 use crate::accumulate::{provider_data, Delta};
-use crate::providers::scan::{Reader, Seen};
-use crate::providers::write::quoted;
+use crate::json::read::{Reader, Seen};
+use crate::json::write::quoted;
 use crate::providers::FrameFailure;
 
 use crate::types::{FinishReason, ProviderData, Usage};
@@ -435,7 +435,7 @@ impl Turn {
         // Repeated in every frame: parsed only when its text changes.
         if let Some(text) = frame.usage_metadata {
             if self.usage_text.as_deref() != Some(text) {
-                if let Ok(u) = crate::providers::scan::parse(text) {
+                if let Ok(u) = crate::json::read::parse(text) {
                     self.usage(Some(&u), out);
                 }
                 self.usage_text = Some(text.to_string());

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
-use crate::providers::write::Out;
+use crate::json::write::Out;
 use crate::providers::{
     group_turns, image_source, join_url, json_text, tool_declaration, write_turns, Block,
     EncodeInput, Encoded, ImageSource, Turns,
@@ -198,7 +198,7 @@ fn encode_part(
             let args = if arguments.trim().is_empty() {
                 Value::Object(Map::new())
             } else {
-                match crate::providers::scan::parse(arguments) {
+                match crate::json::read::parse(arguments) {
                     Ok(v @ Value::Object(_)) => v,
                     Ok(_) => return Err("tool-call arguments must be a JSON object".into()),
                     Err(e) => return Err(format!("tool-call arguments are not valid JSON: {e}")),

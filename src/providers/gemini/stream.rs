@@ -24,7 +24,7 @@ impl Decoder {
         if crate::providers::fast_paths() && self.turn.quick(&ev.data, out) {
             return Ok(());
         }
-        let body = crate::providers::scan::parse(&ev.data)
+        let body = crate::json::read::parse(&ev.data)
             .map_err(|e| FrameFailure::Malformed(format!("a frame that is not JSON: {e}")))?;
         self.turn.response(body, out)
     }

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
-use crate::providers::write::{object_text, Arr, Out};
+use crate::json::write::{object_text, Arr, Out};
 use crate::providers::{
     image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
 };

@@ -15,7 +15,7 @@ use super::{
     Dialect,
 };
 use crate::accumulate::{provider_data, Accumulator, Delta};
-use crate::providers::scan::{Reader, Seen};
+use crate::json::read::{Reader, Seen};
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
@@ -71,7 +71,7 @@ impl Decoder {
         }
         // Read as a `Value`: a typed `Map` would link serde's type-error
         // formatting into the wasm for this one message.
-        let chunk: Map<String, Value> = match crate::providers::scan::parse(data) {
+        let chunk: Map<String, Value> = match crate::json::read::parse(data) {
             Ok(Value::Object(c)) => c,
             parsed => {
                 let why = parsed.map_or_else(|e| e.to_string(), |_| "not an object".into());
@@ -375,9 +375,7 @@ impl Decoder {
             None => self.calls.len().checked_sub(1),
         }?;
         let glued = self.calls.get(pos).is_some_and(|c| {
-            has_name
-                && c.named
-                && crate::providers::scan::is_object(&arguments_so_far(c.slot, acc, out))
+            has_name && c.named && crate::json::read::is_object(&arguments_so_far(c.slot, acc, out))
         });
         (!glued).then_some(pos)
     }

@@ -725,7 +725,7 @@ mod tests {
             ]),
         ));
         (
-            crate::providers::canonical::tests::json_value(),
+            crate::json::canonical::tests::json_value(),
             any::<bool>(),
             edit,
         )

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::scan::plain_run;
+use super::read::plain_run;
 
 /// `s` as a JSON string literal, quotes included: how error messages quote
 /// a name or value (instead of `{:?}`, whose escaping code the wasm would
@@ -358,7 +358,7 @@ fn members(text: &str) -> Option<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
     }
     loop {
         let key_end = value_end(b, at);
-        let key = super::scan::Reader::new(text.get(at..key_end)?).string()?;
+        let key = super::read::Reader::new(text.get(at..key_end)?).string()?;
         if b.get(key_end) != Some(&b':') {
             return None;
         }
@@ -451,7 +451,7 @@ mod tests {
     proptest! {
         /// Any value, as serde_json::to_string writes it.
         #[test]
-        fn values_are_written_as_serde_json_writes_them(v in crate::providers::canonical::tests::json_value()) {
+        fn values_are_written_as_serde_json_writes_them(v in crate::json::canonical::tests::json_value()) {
             prop_assert_eq!(crate::providers::json_text(&v), serde_json::to_string(&v).unwrap());
         }
     }
@@ -472,8 +472,8 @@ mod tests {
         /// Merging text gives the text of the merged trees.
         #[test]
         fn merging_text_is_merging_trees(
-            body in prop::collection::vec(("[a-c\"]{0,2}", crate::providers::canonical::tests::json_value()), 0..5),
-            from in prop::collection::vec(("[a-c\"]{0,2}", crate::providers::canonical::tests::json_value()), 0..5),
+            body in prop::collection::vec(("[a-c\"]{0,2}", crate::json::canonical::tests::json_value()), 0..5),
+            from in prop::collection::vec(("[a-c\"]{0,2}", crate::json::canonical::tests::json_value()), 0..5),
         ) {
             let mut tree: Map<String, Value> = body.into_iter().collect();
             let from: Map<String, Value> = from.into_iter().collect();
