@@ -18,7 +18,7 @@
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::json::read::is_object;
+use crate::json::grammar::is_object;
 use crate::types::{
     FinishReason, IncompleteToolCall, Part, ProviderData, Raw, Response, StreamEvent, ToolCall,
     Usage,

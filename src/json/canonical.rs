@@ -8,7 +8,7 @@
 //! canonical texts (deep nesting, long integers, objects with many keys,
 //! `\u` escapes) are answered `false`; a non-canonical one never `true`.
 
-use super::read::{number, plain_run};
+use super::grammar::{number, plain_run};
 
 /// Deeper nesting is left to the general path (serde_json stops at 128).
 const MAX_DEPTH: usize = 64;

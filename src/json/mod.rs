@@ -4,5 +4,6 @@
 
 #[cfg(feature = "gemini")]
 pub(crate) mod canonical;
+pub(crate) mod grammar;
 pub(crate) mod read;
 pub(crate) mod write;

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::read::plain_run;
+use super::grammar::plain_run;
 
 /// `s` as a JSON string literal, quotes included: how error messages quote
 /// a name or value (instead of `{:?}`, whose escaping code the wasm would

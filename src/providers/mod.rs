@@ -32,6 +32,9 @@ pub mod openai;
 #[cfg(feature = "openai")]
 pub mod openaicompat;
 
+#[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
+mod fast_differential;
+
 /// Which wire format to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Provider {

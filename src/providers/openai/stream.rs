@@ -375,7 +375,9 @@ impl Decoder {
             None => self.calls.len().checked_sub(1),
         }?;
         let glued = self.calls.get(pos).is_some_and(|c| {
-            has_name && c.named && crate::json::read::is_object(&arguments_so_far(c.slot, acc, out))
+            has_name
+                && c.named
+                && crate::json::grammar::is_object(&arguments_so_far(c.slot, acc, out))
         });
         (!glued).then_some(pos)
     }
