@@ -5,5 +5,6 @@
 #[cfg(feature = "gemini")]
 pub(crate) mod canonical;
 pub(crate) mod grammar;
+pub(crate) mod merge;
 pub(crate) mod read;
 pub(crate) mod write;

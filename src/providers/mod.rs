@@ -181,7 +181,7 @@ pub fn encode_request(
         .finish()
         .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
     if let Some(options) = &request.provider_options {
-        body = write::merged(&body, options).ok_or_else(|| {
+        body = crate::json::merge::merged(&body, options).ok_or_else(|| {
             Error::invalid_request("providerOptions", "cannot be merged into the body")
         })?;
     }
@@ -808,7 +808,7 @@ mod tests {
         let body = json_text(&serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3}));
         let from = serde_json::json!({"a": {"c": 9}, "e": 4});
         assert_eq!(
-            write::merged(&body, from.as_object().unwrap()).unwrap(),
+            crate::json::merge::merged(&body, from.as_object().unwrap()).unwrap(),
             r#"{"a":{"b":1,"c":9},"d":3,"e":4}"#
         );
     }
