@@ -322,7 +322,7 @@ impl TryFrom<Value> for ToolChoice {
         }
         .ok_or_else(|| {
             // (json_text, not `{v}`: Value's Display links a formatter adapter.)
-            let got = crate::providers::json_text(&v);
+            let got = crate::json::json_text(&v);
             format!(r#"toolChoice must be "auto", "none", "required" or {{"type": "tool", "name": ...}}; got {got}"#)
         })
     }

@@ -23,7 +23,7 @@ pub(crate) fn merged(body: &str, from: &Map<String, Value>) -> Option<String> {
         let text = match (at.and_then(|i| members.get(i)), v) {
             (Some((_, old)), Value::Object(inner)) if old.starts_with('{') => merged(old, inner)?,
             (Some((_, old)), Value::Array(more)) if k == "tools" && old.starts_with('[') => {
-                let added = crate::providers::json_text(v);
+                let added = crate::json::json_text(v);
                 match (old.strip_suffix(']'), added.strip_prefix('[')) {
                     _ if more.is_empty() => old.to_string(),
                     // (`head` is "[" when the old list is empty.)
@@ -31,7 +31,7 @@ pub(crate) fn merged(body: &str, from: &Map<String, Value>) -> Option<String> {
                     _ => added,
                 }
             }
-            _ => crate::providers::json_text(v),
+            _ => crate::json::json_text(v),
         };
         match at.and_then(|i| members.get_mut(i)) {
             Some((_, old)) => *old = Cow::Owned(text),
@@ -140,7 +140,7 @@ mod tests {
         ) {
             let mut tree: Map<String, Value> = body.into_iter().collect();
             let from: Map<String, Value> = from.into_iter().collect();
-            let text = crate::providers::json_text(&Value::Object(tree.clone()));
+            let text = crate::json::json_text(&Value::Object(tree.clone()));
             let got = merged(&text, &from).unwrap();
             deep_merge(&mut tree, &from);
             prop_assert_eq!(got, serde_json::to_string(&Value::Object(tree)).unwrap());

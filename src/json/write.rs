@@ -343,7 +343,7 @@ mod tests {
         /// Any value, as serde_json::to_string writes it.
         #[test]
         fn values_are_written_as_serde_json_writes_them(v in crate::json::canonical::tests::json_value()) {
-            prop_assert_eq!(crate::providers::json_text(&v), serde_json::to_string(&v).unwrap());
+            prop_assert_eq!(crate::json::json_text(&v), serde_json::to_string(&v).unwrap());
         }
     }
 
@@ -364,7 +364,7 @@ mod tests {
         ] {
             let v = Value::from(x);
             assert_eq!(
-                crate::providers::json_text(&v),
+                crate::json::json_text(&v),
                 serde_json::to_string(&v).unwrap(),
                 "{x}"
             );

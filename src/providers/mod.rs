@@ -553,38 +553,6 @@ pub(crate) fn api_error_from(
     }
 }
 
-/// The value under `keys`, one object key after another (what
-/// `Value::pointer` finds for `/a/b`, without the JSON Pointer escapes, whose
-/// string handling the wasm would link for these few lookups).
-pub(crate) fn nested<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
-    keys.iter().try_fold(v, |v, k| v.get(k))
-}
-
-/// Takes a string field out of an object (`None` if absent or not a string).
-pub(crate) fn take_str(obj: &mut Map<String, Value>, key: &str) -> Option<String> {
-    match obj.remove(key) {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
-/// `v` as compact JSON text, byte for byte what `serde_json::to_string`
-/// gives, by the hand writer (serde's serializer stays out of the wasm).
-pub(crate) fn json_text(v: &Value) -> String {
-    let mut out = write::Out::default();
-    out.value(v);
-    out.finish().unwrap_or_default()
-}
-
-/// A string field, or a number shown as a string (error codes are either).
-pub(crate) fn string_or_number(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 thread_local! {
     /// Tests turn the fast paths off to compare them with the general path.
@@ -805,7 +773,7 @@ mod tests {
 
     #[test]
     fn provider_options_merge_deeply_and_win() {
-        let body = json_text(&serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3}));
+        let body = crate::json::json_text(&serde_json::json!({"a": {"b": 1, "c": 2}, "d": 3}));
         let from = serde_json::json!({"a": {"c": 9}, "e": 4});
         assert_eq!(
             crate::json::merge::merged(&body, from.as_object().unwrap()).unwrap(),

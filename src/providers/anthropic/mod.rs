@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::accumulate::Delta;
-use crate::providers::take_str;
+use crate::json::take_str;
 use crate::types::{FinishReason, Message, Part, Usage};
 
 pub mod error;
@@ -125,7 +125,7 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
             });
             out.push(Delta::ToolArgs {
                 slot,
-                fragment: super::json_text(&input),
+                fragment: crate::json::json_text(&input),
             });
             out.push(Delta::ToolEnd { slot });
         }
@@ -177,7 +177,7 @@ pub(crate) fn content_deltas(
 
 /// The refusal explanation of a message, if it carries `stop_details`.
 pub(crate) fn refusal_explanation(message: &Value) -> Option<String> {
-    crate::providers::nested(message, &["stop_details", "explanation"])
+    crate::json::nested(message, &["stop_details", "explanation"])
         .and_then(Value::as_str)
         .map(str::to_string)
 }

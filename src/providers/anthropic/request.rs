@@ -183,7 +183,7 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         Part::Reasoning { .. } => return Ok(None),
         // A replayed block goes first too if it is a tool result.
         Part::Provider { provider, data } if provider == NAME => Block {
-            json: crate::providers::json_text(data),
+            json: crate::json::json_text(data),
             lead: data.get("type").and_then(Value::as_str) == Some("tool_result"),
         },
         Part::Provider { .. } => return Ok(None),

@@ -21,7 +21,8 @@ use super::{
 };
 use crate::accumulate::Delta;
 use crate::json::read::Reader;
-use crate::providers::{take_str, FrameFailure};
+use crate::json::take_str;
+use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
 #[derive(Debug)]
@@ -153,8 +154,8 @@ impl Decoder {
                 if let Some(u) = data.get("usage").and_then(Value::as_object) {
                     self.merge_usage(u, out);
                 }
-                if let Some(reason) = crate::providers::nested(&data, &["delta", "stop_reason"])
-                    .and_then(Value::as_str)
+                if let Some(reason) =
+                    crate::json::nested(&data, &["delta", "stop_reason"]).and_then(Value::as_str)
                 {
                     out.push(Delta::Finish {
                         reason: map_finish_reason(reason),
@@ -444,7 +445,7 @@ impl Decoder {
                     // the start is the whole input, `{}` for no arguments.
                     out.push(Delta::ToolArgs {
                         slot,
-                        fragment: crate::providers::json_text(&start_input),
+                        fragment: crate::json::json_text(&start_input),
                     });
                 }
                 self.release(out);

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiErrorKind};
-use crate::providers::{api_error_from, string_or_number};
+use crate::json::string_or_number;
+use crate::providers::api_error_from;
 
 /// Reads an error body or in-band error payload.
 pub(crate) fn decode(body: &Value) -> Option<ApiError> {

@@ -333,17 +333,15 @@ impl Turn {
             .and_then(Value::as_array_mut)
             .and_then(|c| (!c.is_empty()).then(|| c.swap_remove(0)));
         let Some(mut candidate) = candidate else {
-            if let Some(reason) =
-                crate::providers::nested(&body, &["promptFeedback", "blockReason"])
-                    .and_then(Value::as_str)
+            if let Some(reason) = crate::json::nested(&body, &["promptFeedback", "blockReason"])
+                .and_then(Value::as_str)
             {
-                let message =
-                    crate::providers::nested(&body, &["promptFeedback", "blockReasonMessage"])
-                        .and_then(Value::as_str)
-                        .map_or_else(
-                            || format!("the prompt was blocked ({reason})"),
-                            str::to_string,
-                        );
+                let message = crate::json::nested(&body, &["promptFeedback", "blockReasonMessage"])
+                    .and_then(Value::as_str)
+                    .map_or_else(
+                        || format!("the prompt was blocked ({reason})"),
+                        str::to_string,
+                    );
                 return Err(FrameFailure::ContentFilter {
                     reason: reason.to_string(),
                     message,
@@ -505,7 +503,7 @@ impl Turn {
             if will_continue {
                 self.streamed = Some(StreamedCall { slot, args });
             } else {
-                end_call(slot, super::json_text(&args), out);
+                end_call(slot, crate::json::json_text(&args), out);
             }
             return;
         }
@@ -529,7 +527,7 @@ impl Turn {
         if will_continue {
             self.streamed = Some(open);
         } else {
-            end_call(open.slot, super::json_text(&open.args), out);
+            end_call(open.slot, crate::json::json_text(&open.args), out);
         }
     }
 

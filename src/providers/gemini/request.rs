@@ -6,10 +6,11 @@ use serde_json::{Map, Value};
 
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
+use crate::json::json_text;
 use crate::json::write::Out;
 use crate::providers::{
-    group_turns, image_source, join_url, json_text, tool_declaration, write_turns, Block,
-    EncodeInput, Encoded, ImageSource, Turns,
+    group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
+    Encoded, ImageSource, Turns,
 };
 use crate::types::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 

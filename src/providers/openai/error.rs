@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiErrorKind};
-use crate::providers::{api_error_from, string_or_number};
+use crate::json::string_or_number;
+use crate::providers::api_error_from;
 
 /// Reads an error body: `{"error": ...}`, or a body that is itself the
 /// error object (vLLM's `{"object": "error", "message", "type", "code"}`).

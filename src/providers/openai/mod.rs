@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::accumulate::{provider_data, Delta};
-pub(crate) use crate::providers::take_str;
+pub(crate) use crate::json::take_str;
 use crate::types::{FinishReason, Usage};
 
 pub mod error;
@@ -66,13 +66,13 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
     Usage {
         input: n(u.get("prompt_tokens")),
         output: n(u.get("completion_tokens")),
-        cache_read: n(super::nested(
+        cache_read: n(crate::json::nested(
             u,
             &["prompt_tokens_details", "cached_tokens"],
         ))
         .or_else(|| n(u.get("prompt_cache_hit_tokens"))),
         cache_write: None,
-        reasoning: n(super::nested(
+        reasoning: n(crate::json::nested(
             u,
             &["completion_tokens_details", "reasoning_tokens"],
         )),
@@ -215,7 +215,7 @@ pub(crate) fn arguments_text(v: Option<Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s),
         Value::Null => None,
-        other => Some(super::json_text(&other)),
+        other => Some(crate::json::json_text(&other)),
     }
 }
 
