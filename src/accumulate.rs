@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::json::grammar::is_object;
-use crate::types::{
+use crate::model::{
     FinishReason, IncompleteToolCall, Part, ProviderData, Raw, Response, StreamEvent, ToolCall,
     Usage,
 };

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::Response;
+use crate::model::Response;
 
 /// What kind of failure an [`ApiError`] is, from its HTTP status and the
 /// provider's own error type.

@@ -10,13 +10,13 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::json::write::{object_text, push_decimal, quoted, Out};
-use crate::model_json;
+use crate::model::from_json::{self as read, At, ReadError};
+use crate::model::to_json;
+use crate::model::validate::{validate_request, validate_tool, validate_tool_call};
+use crate::model::{Part, StreamEvent};
 use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
-use crate::read::{self, At, ReadError};
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
-use crate::types::{Part, StreamEvent};
-use crate::validate::{validate_request, validate_tool, validate_tool_call};
 
 /// The client options the JS shell passes to [`encode`].
 #[derive(Debug, Default)]
@@ -77,7 +77,7 @@ fn provider_label(name: &str) -> &'static str {
 
 fn error_json(e: &Error, provider: &'static str) -> String {
     let info = e.info(provider);
-    model_json::wrapped("error", |o| model_json::error_info(o, &info))
+    to_json::wrapped("error", |o| to_json::error_info(o, &info))
 }
 
 /// Parses `json` and reads it with `read` (from `src/read.rs`). An error
@@ -124,7 +124,7 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
             // Then a NUL and the body as it is (JSON text holds no raw NUL):
             // most of the result, so it is neither escaped here nor
             // unescaped by `JSON.parse`.
-            let head = model_json::wrapped("ok", |o| {
+            let head = to_json::wrapped("ok", |o| {
                 o.str("url", &http.url);
                 let mut headers = o.array("headers");
                 for (k, v) in &http.headers {
@@ -147,8 +147,8 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
 pub fn response(provider: &str, body: &str) -> String {
     let label = provider_label(provider);
     match provider_named(provider).and_then(|p| decode_response(p, body)) {
-        Ok(r) => model_json::wrapped("response", |o| {
-            model_json::response(o, &r, model_json::Fields::All);
+        Ok(r) => to_json::wrapped("response", |o| {
+            to_json::response(o, &r, to_json::Fields::All);
         }),
         Err(e) => error_json(&e, label),
     }
@@ -246,14 +246,14 @@ fn write_event(
             push_str(&std::mem::take(&mut call.arguments), strs, lens);
             let mut o = w.object();
             o.str("type", "tool_call");
-            model_json::tool_call(&mut o.object("call"), &call);
+            to_json::tool_call(&mut o.object("call"), &call);
             o.str("raw", "");
             *calls_sent += 1;
         }
         StreamEvent::Usage { usage, .. } => {
             let mut o = w.object();
             o.str("type", "usage");
-            model_json::usage(&mut o.object("usage"), &usage);
+            to_json::usage(&mut o.object("usage"), &usage);
             o.str("raw", "");
         }
         StreamEvent::Warning { code, message, .. } => {
@@ -292,10 +292,10 @@ fn write_event(
             // and all text, already sent in earlier events.
             let mut o = w.object();
             o.str("type", "finish");
-            model_json::response(
+            to_json::response(
                 &mut o.object("response"),
                 &response,
-                model_json::Fields::Compact,
+                to_json::Fields::Compact,
             );
             o.str("raw", "");
         }
@@ -452,7 +452,7 @@ impl JsonDecoder {
         out.extend_from_slice(b",\"error\":");
         let info = e.info(self.provider);
         let mut w = Out::from_bytes(std::mem::take(out));
-        model_json::error_info(&mut w.object(), &info);
+        to_json::error_info(&mut w.object(), &info);
         *out = w.into_bytes();
     }
 
@@ -516,7 +516,7 @@ impl JsonDecoder {
     /// What has been assembled so far.
     pub fn partial(&self) -> String {
         let r = self.inner.partial();
-        object_text(|o| model_json::response(o, &r, model_json::Fields::All))
+        object_text(|o| to_json::response(o, &r, to_json::Fields::All))
     }
 }
 

@@ -24,13 +24,10 @@ pub mod jsapi;
 pub mod providers;
 pub mod retry;
 pub mod sse;
-pub mod types;
-pub mod validate;
 
 mod accumulate;
 mod json;
-mod model_json;
-mod read;
+mod model;
 mod stream;
 
 #[cfg(target_arch = "wasm32")]
@@ -38,10 +35,11 @@ pub mod wasm;
 
 pub use error::{ApiError, ApiErrorKind, Error, ErrorInfo};
 pub use http::HttpRequest;
-pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
-pub use stream::StreamDecoder;
-pub use types::{
+pub use model::types::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message, Part, Raw,
     Request, Response, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
-pub use validate::{validate_request, validate_tool, validate_tool_call};
+pub use model::validate::{validate_request, validate_tool, validate_tool_call};
+pub use model::{types, validate};
+pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
+pub use stream::StreamDecoder;

@@ -2,9 +2,9 @@
 
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::Error;
+use crate::model::{Raw, Response, StreamEvent};
 use crate::providers::{FrameDecoder, Provider};
 use crate::sse::{SseDecoder, SseEvent, DEFAULT_MAX_EVENT_BYTES};
-use crate::types::{Raw, Response, StreamEvent};
 
 /// A frame kept for later events: shared already, or its text.
 #[derive(Debug)]
@@ -219,7 +219,7 @@ impl StreamDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolCall;
+    use crate::model::ToolCall;
 
     /// Each event's `raw` is its own frame, whether or not the frames in
     /// between were copied (argument fragments are not).

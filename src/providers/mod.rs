@@ -19,9 +19,9 @@ use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiError, ApiErrorKind, Error};
 use crate::http::HttpRequest;
 use crate::json::{read, write};
+use crate::model::validate::validate_request;
+use crate::model::{Message, Part, Raw, Request, Response, Role, Tool};
 use crate::sse::SseEvent;
-use crate::types::{Message, Part, Raw, Request, Response, Role, Tool};
-use crate::validate::validate_request;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -801,7 +801,7 @@ mod tests {
                     serde_json::json!({"type": "object", "x": 2.207_527_275_049_914_4e-7, "deep": deep}),
                 ),
             }],
-            messages: vec![crate::types::Message::user("hi")],
+            messages: vec![crate::model::Message::user("hi")],
             provider_options: serde_json::json!({"top_k": 5}).as_object().cloned(),
             ..Request::default()
         };
@@ -928,7 +928,7 @@ mod tests {
         assert_eq!(res.unwrap().text, "Hi");
         assert!(matches!(
             events.last(),
-            Some(crate::types::StreamEvent::Finish { .. })
+            Some(crate::model::StreamEvent::Finish { .. })
         ));
         let (_, res) = StreamDecoder::decode_all(Provider::Anthropic, b": ping\n\n");
         assert!(

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::accumulate::Delta;
 use crate::json::take_str;
-use crate::types::{FinishReason, Message, Part, Usage};
+use crate::model::{FinishReason, Message, Part, Usage};
 
 pub mod error;
 pub mod request;

@@ -5,13 +5,13 @@ use serde_json::{Map, Value};
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
 use crate::json::write::Out;
+use crate::model::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
     group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
     Encoded, ImageSource, Turns,
 };
-use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Messages API.
 pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
@@ -246,7 +246,7 @@ mod tests {
     /// tool results included; the other blocks keep their order.
     #[test]
     fn tool_results_open_the_user_turn() {
-        let request: crate::types::Request = serde_json::from_value(json!({"messages": [
+        let request: crate::model::Request = serde_json::from_value(json!({"messages": [
             {"role": "assistant", "parts": [{"type": "tool_call", "id": "t", "name": "f", "arguments": "{}"}]},
             {"role": "user", "parts": [
                 {"type": "text", "text": "a"},

@@ -587,7 +587,7 @@ mod tests {
             .parts
             .iter()
             .map(|p| match p {
-                crate::types::Part::Text { provider_data, .. } => {
+                crate::model::Part::Text { provider_data, .. } => {
                     provider_data.as_ref().and_then(|d| d.get("anthropic"))
                 }
                 other => panic!("{other:?}"),
@@ -602,7 +602,7 @@ mod tests {
         );
         assert_eq!(res.text, "Found: a fact");
 
-        let mut request = crate::types::Request::default();
+        let mut request = crate::model::Request::default();
         request.messages.push(res.message);
         let (_, body) = crate::providers::sent(Provider::Anthropic, None, &request);
         assert_eq!(

@@ -21,7 +21,7 @@ use crate::json::read::{Reader, Seen};
 use crate::json::write::quoted;
 use crate::providers::FrameFailure;
 
-use crate::types::{FinishReason, ProviderData, Usage};
+use crate::model::{FinishReason, ProviderData, Usage};
 
 pub mod error;
 pub mod request;

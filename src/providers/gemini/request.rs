@@ -8,11 +8,11 @@ use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE
 use crate::error::Error;
 use crate::json::json_text;
 use crate::json::write::Out;
+use crate::model::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
     Encoded, ImageSource, Turns,
 };
-use crate::types::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
 /// (`alt=sse`); without it the stream is one JSON array split anywhere.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::accumulate::{provider_data, Delta};
 pub(crate) use crate::json::take_str;
-use crate::types::{FinishReason, Usage};
+use crate::model::{FinishReason, Usage};
 
 pub mod error;
 pub mod request;
@@ -37,7 +37,7 @@ impl Dialect {
     /// An OpenAI-compatible server.
     pub const COMPAT: Dialect = Dialect { compat: true };
 
-    /// The key of this dialect's [`crate::types::ProviderData`].
+    /// The key of this dialect's [`crate::model::ProviderData`].
     pub fn key(self) -> &'static str {
         if self.compat {
             "openaicompat"

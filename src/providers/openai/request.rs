@@ -5,10 +5,10 @@ use serde_json::Value;
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
 use crate::json::write::{object_text, Arr, Out};
+use crate::model::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
 };
-use crate::types::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 
 /// Encodes the request for OpenAI or a compatible server.
 pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encoded, Error> {

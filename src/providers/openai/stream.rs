@@ -402,7 +402,7 @@ fn arguments_so_far(slot: usize, acc: &Accumulator, out: &[Delta]) -> String {
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
-    use crate::types::{FinishReason, StreamEvent};
+    use crate::model::{FinishReason, StreamEvent};
     use crate::{Provider, StreamDecoder};
 
     fn sse(frames: &[&str]) -> Vec<u8> {

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::write::quoted;
-use crate::types::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
+use crate::model::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
 
 /// What was wrong, and where: `path` is empty for the value itself.
 #[derive(Clone, Debug, PartialEq)]

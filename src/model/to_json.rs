@@ -8,7 +8,7 @@
 
 use crate::error::ErrorInfo;
 use crate::json::write::{Obj, Out};
-use crate::types::{
+use crate::model::{
     FinishReason, IncompleteToolCall, Message, Part, ProviderData, Response, Role, ToolCall, Usage,
 };
 

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use crate::error::Error;
 use crate::json::write::quoted;
-use crate::types::{Part, Request, Role, Tool, ToolCall};
+use crate::model::{Part, Request, Role, Tool, ToolCall};
 
 /// A tool needs a non-empty name; its parameters, when given, must be a JSON
 /// object (a schema).
@@ -73,7 +73,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
             ));
         }
     }
-    if let Some(crate::types::ToolChoice::Tool(named)) = &req.tool_choice {
+    if let Some(crate::model::ToolChoice::Tool(named)) = &req.tool_choice {
         if !names.contains(named.name.as_str()) {
             return Err(Error::invalid_request(
                 "toolChoice.name",
@@ -143,7 +143,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{tool_result_message, Message};
+    use crate::model::{tool_result_message, Message};
 
     fn call_msg(id: &str, name: &str) -> Message {
         Message {

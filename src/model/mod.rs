@@ -1,0 +1,9 @@
+//! The provider-neutral model: its types, JSON to model and back, and
+//! validation. It knows nothing of the providers or of I/O.
+
+pub(crate) mod from_json;
+pub(crate) mod to_json;
+pub mod types;
+pub mod validate;
+
+pub use types::*;
