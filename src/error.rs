@@ -379,6 +379,15 @@ impl Error {
     }
 }
 
+impl From<crate::model::validate::Invalid> for Error {
+    fn from(e: crate::model::validate::Invalid) -> Self {
+        Error::InvalidRequest {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

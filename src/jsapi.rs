@@ -171,10 +171,12 @@ pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -
 /// `{"error": ...}`.
 pub fn validate(kind: &str, json: &str) -> String {
     let result = match kind {
-        "tool" => parse(json, "tool", "tool", read::tool).and_then(|t| validate_tool(&t)),
+        "tool" => parse(json, "tool", "tool", read::tool).and_then(|t| Ok(validate_tool(&t)?)),
         "toolCall" => parse(json, "toolCall", "toolCall", read::tool_call)
-            .and_then(|c| validate_tool_call(&c)),
-        "request" => parse(json, "request", "", read::request).and_then(|r| validate_request(&r)),
+            .and_then(|c| Ok(validate_tool_call(&c)?)),
+        "request" => {
+            parse(json, "request", "", read::request).and_then(|r| Ok(validate_request(&r)?))
+        }
         other => Err(Error::invalid_request(
             "",
             format!("nothing to validate as {}", quoted(other)),

@@ -39,7 +39,7 @@ pub use model::types::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message, Part, Raw,
     Request, Response, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
-pub use model::validate::{validate_request, validate_tool, validate_tool_call};
+pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{types, validate};
 pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
 pub use stream::StreamDecoder;

@@ -5,28 +5,59 @@
 
 use std::collections::HashSet;
 
-use crate::error::Error;
 use crate::json::write::quoted;
 use crate::model::{Part, Request, Role, Tool, ToolCall};
 
+/// Why a request, tool or tool call cannot be sent: the offending field's
+/// path (`messages[2].parts[0].callId`) and what is wrong. It converts into
+/// [`crate::Error::InvalidRequest`], which every encode returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid {
+    /// Where the problem is, e.g. `messages[2].parts[0].arguments`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Invalid {
+    fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "invalid request: {}", self.message)
+        } else {
+            write!(f, "invalid request: {}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 /// A tool needs a non-empty name; its parameters, when given, must be a JSON
 /// object (a schema).
-pub fn validate_tool(tool: &Tool) -> Result<(), Error> {
+pub fn validate_tool(tool: &Tool) -> Result<(), Invalid> {
     check_tool(tool, &|| "tool".into())
 }
 
 /// `path` gives the field's path, only when there is an error to report
 /// (formatting it for every valid item would cost more than the checks).
-fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Error> {
+fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Invalid> {
     if tool.name.trim().is_empty() {
-        return Err(Error::invalid_request(
+        return Err(Invalid::new(
             format!("{}.name", path()),
             "a tool needs a non-empty name",
         ));
     }
     if let Some(p) = &tool.parameters {
         if !p.is_object() {
-            return Err(Error::invalid_request(
+            return Err(Invalid::new(
                 format!("{}.parameters", path()),
                 format!(
                     "tool {}: parameters must be a JSON Schema object",
@@ -39,19 +70,19 @@ fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Error> {
 }
 
 /// A tool call needs an id and a name.
-pub fn validate_tool_call(call: &ToolCall) -> Result<(), Error> {
+pub fn validate_tool_call(call: &ToolCall) -> Result<(), Invalid> {
     check_call(&call.id, &call.name, &|| "toolCall".into())
 }
 
-fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Error> {
+fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Invalid> {
     if id.is_empty() {
-        return Err(Error::invalid_request(
+        return Err(Invalid::new(
             format!("{}.id", path()),
             "a tool call needs an id",
         ));
     }
     if name.is_empty() {
-        return Err(Error::invalid_request(
+        return Err(Invalid::new(
             format!("{}.name", path()),
             format!("tool call {} needs a name", quoted(id)),
         ));
@@ -61,13 +92,13 @@ fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Err
 
 /// Checks a whole request: tools (names unique), tool calls in the history,
 /// and that every tool result answers a call made earlier in the history.
-pub fn validate_request(req: &Request) -> Result<(), Error> {
+pub fn validate_request(req: &Request) -> Result<(), Invalid> {
     let mut names = HashSet::new();
     for (i, tool) in req.tools.iter().enumerate() {
         let path = || format!("tools[{i}]");
         check_tool(tool, &path)?;
         if !names.insert(tool.name.as_str()) {
-            return Err(Error::invalid_request(
+            return Err(Invalid::new(
                 format!("{}.name", path()),
                 format!("tool {} is declared twice", quoted(&tool.name)),
             ));
@@ -75,7 +106,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
     }
     if let Some(crate::model::ToolChoice::Tool(named)) = &req.tool_choice {
         if !names.contains(named.name.as_str()) {
-            return Err(Error::invalid_request(
+            return Err(Invalid::new(
                 "toolChoice.name",
                 format!(
                     "tool choice names {}, which is not among the tools",
@@ -91,7 +122,7 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
             match part {
                 Part::ToolCall { id, name, .. } => {
                     if msg.role != Role::Assistant {
-                        return Err(Error::invalid_request(
+                        return Err(Invalid::new(
                             path(),
                             "tool calls belong in assistant messages",
                         ));
@@ -101,13 +132,13 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                 }
                 Part::ToolResult { call_id, .. } => {
                     if msg.role == Role::Assistant || msg.role == Role::System {
-                        return Err(Error::invalid_request(
+                        return Err(Invalid::new(
                             path(),
                             "tool results belong in tool (or user) messages",
                         ));
                     }
                     if !calls.contains(call_id.as_str()) {
-                        return Err(Error::invalid_request(
+                        return Err(Invalid::new(
                             format!("{}.callId", path()),
                             format!("tool result answers unknown call id {}", quoted(call_id)),
                         ));
@@ -118,17 +149,14 @@ pub fn validate_request(req: &Request) -> Result<(), Error> {
                     data: None,
                     ..
                 } => {
-                    return Err(Error::invalid_request(
-                        path(),
-                        "an image needs a url or base64 data",
-                    ));
+                    return Err(Invalid::new(path(), "an image needs a url or base64 data"));
                 }
                 Part::Image {
                     url: None,
                     media_type: None,
                     ..
                 } => {
-                    return Err(Error::invalid_request(
+                    return Err(Invalid::new(
                         format!("{}.mediaType", path()),
                         "base64 image data needs a mediaType",
                     ));
@@ -194,10 +222,10 @@ mod tests {
             arguments: "{}".into(),
         };
         assert!(
-            matches!(validate_tool_call(&no_id), Err(Error::InvalidRequest { path, .. }) if path == "toolCall.id")
+            matches!(validate_tool_call(&no_id), Err(Invalid { path, .. }) if path == "toolCall.id")
         );
         assert!(
-            matches!(validate_tool_call(&no_name), Err(Error::InvalidRequest { path, .. }) if path == "toolCall.name")
+            matches!(validate_tool_call(&no_name), Err(Invalid { path, .. }) if path == "toolCall.name")
         );
     }
 
