@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::json::grammar::is_object;
+use crate::model::provider_data::merge_data;
 use crate::model::{
     FinishReason, IncompleteToolCall, Part, ProviderData, Raw, Response, StreamEvent, ToolCall,
     Usage,
@@ -562,38 +563,6 @@ impl Accumulator {
         acc.apply(Delta::Terminal, raw, &mut sink);
         acc.finish(raw, &mut sink)
     }
-}
-
-/// Merges provider data objects key by key (one level per adapter); lists
-/// under the same key accumulate (Anthropic's citations come one per delta).
-pub(crate) fn merge_data(into: &mut Option<ProviderData>, data: ProviderData) {
-    let target = into.get_or_insert_with(ProviderData::new);
-    for (k, v) in data {
-        match (target.get_mut(&k), v) {
-            (Some(Value::Object(old)), Value::Object(new)) => {
-                for (key, value) in new {
-                    match (old.get_mut(&key), value) {
-                        (Some(Value::Array(items)), Value::Array(more)) => items.extend(more),
-                        (_, value) => {
-                            old.insert(key, value);
-                        }
-                    }
-                }
-            }
-            (_, v) => {
-                target.insert(k, v);
-            }
-        }
-    }
-}
-
-/// Builds a one-key provider data object: `{adapter: {key: value}}`.
-pub(crate) fn provider_data(adapter: &str, key: &str, value: Value) -> ProviderData {
-    let mut inner = serde_json::Map::new();
-    inner.insert(key.to_string(), value);
-    let mut outer = ProviderData::new();
-    outer.insert(adapter.to_string(), Value::Object(inner));
-    outer
 }
 
 #[cfg(test)]

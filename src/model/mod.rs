@@ -2,6 +2,7 @@
 //! validation. It knows nothing of the providers or of I/O.
 
 pub(crate) mod from_json;
+pub(crate) mod provider_data;
 pub(crate) mod to_json;
 pub mod types;
 pub mod validate;

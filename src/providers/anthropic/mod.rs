@@ -142,7 +142,7 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
 pub(crate) fn citations(list: Vec<Value>) -> Delta {
     Delta::PartData {
         reasoning: false,
-        data: crate::accumulate::provider_data(NAME, "citations", Value::Array(list)),
+        data: crate::model::provider_data::provider_data(NAME, "citations", Value::Array(list)),
     }
 }
 

@@ -16,9 +16,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
-use crate::accumulate::{provider_data, Delta};
+use crate::accumulate::Delta;
 use crate::json::read::{Reader, Seen};
 use crate::json::write::quoted;
+use crate::model::provider_data::provider_data;
 use crate::providers::FrameFailure;
 
 use crate::model::{FinishReason, ProviderData, Usage};

@@ -9,8 +9,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::accumulate::{provider_data, Delta};
+use crate::accumulate::Delta;
 pub(crate) use crate::json::take_str;
+use crate::model::provider_data::provider_data;
 use crate::model::{FinishReason, Usage};
 
 pub mod error;

@@ -6,7 +6,8 @@ use super::{
     completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
-use crate::accumulate::{provider_data, Delta};
+use crate::accumulate::Delta;
+use crate::model::provider_data::provider_data;
 use crate::providers::FrameFailure;
 
 /// The deltas of a whole response, in wire order.

@@ -14,8 +14,9 @@ use super::{
     completion_usage, content_deltas, first_choice, map_finish_reason, take_str, CallFields,
     Dialect,
 };
-use crate::accumulate::{provider_data, Accumulator, Delta};
+use crate::accumulate::{Accumulator, Delta};
 use crate::json::read::{Reader, Seen};
+use crate::model::provider_data::provider_data;
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
