@@ -9,19 +9,16 @@
 //! `openaicompat` is the OpenAI adapter with a dialect switch for the quirks
 //! of OpenAI-compatible servers, not a copy.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
-use crate::accumulate::{Accumulator, Delta};
-use crate::error::{ApiError, ApiErrorKind, Error};
+use crate::accumulate::Accumulator;
+use crate::error::{ApiErrorKind, Error};
 use crate::http::HttpRequest;
-use crate::json::{read, write};
+use crate::json::read;
 use crate::model::validate::validate_request;
-use crate::model::{Message, Part, Raw, Request, Response, Role, Tool};
-use crate::sse::SseEvent;
+use crate::model::{Raw, Request, Response};
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -34,6 +31,17 @@ pub mod openaicompat;
 
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_differential;
+
+mod api_error;
+mod config;
+mod encode;
+mod frame;
+
+pub(crate) use api_error::{api_error_from, fallback_message};
+pub use config::ClientConfig;
+pub use encode::object_schema;
+pub(crate) use encode::*;
+pub(crate) use frame::*;
 
 /// Which wire format to speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -82,64 +90,6 @@ impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// What a client needs to build requests: provider, credentials, endpoint.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct ClientConfig {
-    /// The wire format; `None` is an error at encode time.
-    pub provider: Option<Provider>,
-    /// The API key. Never shown by `Debug`.
-    pub api_key: Option<String>,
-    /// The base URL; defaults per provider (`openaicompat` requires one).
-    pub base_url: Option<String>,
-    /// The default model, used when a request names none.
-    pub model: Option<String>,
-    /// Extra headers sent with every request.
-    pub headers: Vec<(String, String)>,
-    /// Anthropic only: send `anthropic-dangerous-direct-browser-access`, which
-    /// a browser needs to call the API directly with a key.
-    pub browser: bool,
-    /// `openaicompat` only: ask for usage in streams with
-    /// `stream_options.include_usage` (some servers reject the field, so it is
-    /// sent only when asked). The `openai` adapter always asks.
-    pub include_usage: bool,
-}
-
-impl ClientConfig {
-    /// A config for `provider` with everything else default.
-    pub fn new(provider: Provider) -> Self {
-        ClientConfig {
-            provider: Some(provider),
-            ..ClientConfig::default()
-        }
-    }
-}
-
-impl fmt::Debug for ClientConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientConfig")
-            .field("provider", &self.provider)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("headers", &crate::http::redacted(&self.headers))
-            .field("browser", &self.browser)
-            .field("include_usage", &self.include_usage)
-            .finish()
-    }
-}
-
-/// What every encoder returns: URL, provider headers and the JSON body.
-pub(crate) type Encoded = (String, Vec<(String, String)>, write::Out);
-
-/// What every encoder gets: the request, the model to use and whether to
-/// stream.
-pub(crate) struct EncodeInput<'a> {
-    pub request: &'a Request,
-    pub model: &'a str,
-    pub stream: bool,
-    pub config: &'a ClientConfig,
 }
 
 /// Validates `request` and encodes it for `config`'s provider. Streaming
@@ -202,234 +152,10 @@ pub fn encode_request(
     })
 }
 
-/// Joins a base URL and a path with exactly one `/`; a query string on the
-/// base (Azure's `?api-version=...`) stays at the end.
-pub(crate) fn join_url(base: &str, path: &str) -> String {
-    let (base, query) = match base.find('?') {
-        Some(i) => base.split_at_checked(i).unwrap_or((base, "")),
-        None => (base, ""),
-    };
-    format!(
-        "{}/{}{}",
-        base.trim_end_matches('/'),
-        path.trim_start_matches('/'),
-        query
-    )
-}
-
-/// The parameters schema of a tool as every provider accepts it: the given
-/// schema with a top-level `"type": "object"` (tool arguments are always an
-/// object), `$defs`, `$ref`, `oneOf` and every other keyword kept, and
-/// non-string entries of `required` dropped. A schema that already
-/// satisfies this is returned unchanged. No parameters give
-/// `{"type": "object", "properties": {}}`.
-pub fn object_schema(parameters: Option<&Value>) -> Value {
-    schema_for(parameters).into_owned()
-}
-
-/// [`object_schema`], borrowing the given schema when it is returned
-/// unchanged (the common case: no copy).
-fn schema_for(parameters: Option<&Value>) -> Cow<'_, Value> {
-    let Some(p @ Value::Object(given)) = parameters else {
-        // (Built by hand: `json!` would link serde's value serializer.)
-        let mut schema = Map::new();
-        schema.insert("type".into(), Value::from("object"));
-        schema.insert("properties".into(), Value::Object(Map::new()));
-        return Cow::Owned(Value::Object(schema));
-    };
-    let required_ok = given.get("required").map_or(true, |r| {
-        r.as_array().is_some_and(|r| r.iter().all(Value::is_string))
-    });
-    if required_ok && given.get("type").and_then(Value::as_str) == Some("object") {
-        return Cow::Borrowed(p);
-    }
-    let mut schema = given.clone();
-    match schema.get_mut("required") {
-        Some(Value::Array(required)) => required.retain(Value::is_string),
-        Some(_) => {
-            schema.remove("required");
-        }
-        None => {}
-    }
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return Cow::Owned(Value::Object(schema));
-    }
-    // Insert (or correct) "type" first, as the providers document it.
-    let mut ordered = Map::new();
-    ordered.insert("type".into(), Value::from("object"));
-    for (k, v) in schema {
-        if k != "type" {
-            ordered.insert(k, v);
-        }
-    }
-    Cow::Owned(Value::Object(ordered))
-}
-
-/// Where an image part's bytes are.
-pub(crate) enum ImageSource<'a> {
-    /// An `http(s):` (or other non-`data:`) URL, with its media type if given.
-    Url {
-        url: &'a str,
-        media_type: Option<&'a str>,
-    },
-    /// Base64 data, from `data` + `mediaType` or a `data:...;base64,` URL.
-    Base64 { media_type: &'a str, data: &'a str },
-}
-
-/// A data URL's media type and base64 payload, around the first
-/// `;base64,` (what `split_once(";base64,")` gives, without the substring
-/// searcher and its panic path in the wasm).
-fn base64_payload(rest: &str) -> Option<(&str, &str)> {
-    const MARK: &[u8] = b";base64,";
-    let at = rest
-        .as_bytes()
-        .windows(MARK.len())
-        .position(|w| w == MARK)?;
-    Some((rest.get(..at)?, rest.get(at + MARK.len()..)?))
-}
-
-/// Reads an image part's fields.
-pub(crate) fn image_source<'a>(
-    url: Option<&'a str>,
-    data: Option<&'a str>,
-    media_type: Option<&'a str>,
-) -> Result<ImageSource<'a>, String> {
-    if let Some(url) = url {
-        if let Some((media, b64)) = url.strip_prefix("data:").and_then(base64_payload) {
-            return Ok(ImageSource::Base64 {
-                media_type: media,
-                data: b64,
-            });
-        }
-        return Ok(ImageSource::Url { url, media_type });
-    }
-    match (data, media_type) {
-        (Some(data), Some(media_type)) => Ok(ImageSource::Base64 { media_type, data }),
-        (Some(_), None) => Err("base64 image data needs a mediaType".into()),
-        (None, _) => Err("an image needs a url or base64 data".into()),
-    }
-}
-
-/// Writes a tool's `name`, `description` and parameters schema (under
-/// `schema_key`, unless it is `None`), as all three providers declare them.
-pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Option<&str>) {
-    d.str("name", &tool.name);
-    if let Some(desc) = &tool.description {
-        d.str("description", desc);
-    }
-    let Some(key) = schema_key else {
-        return;
-    };
-    d.value(key, &schema_for(tool.parameters.as_ref()));
-}
-
-/// All system text of a request (its `system` and any system messages), or
-/// `None` when there is none.
-pub(crate) fn joined_system(parts: impl IntoIterator<Item = String>) -> Option<String> {
-    let parts: Vec<String> = parts.into_iter().filter(|s| !s.is_empty()).collect();
-    (!parts.is_empty()).then(|| parts.join("\n\n"))
-}
-
-/// A system message's text: its text parts as separate paragraphs, as
-/// [`joined_system`] joins system texts (not glued: "You are X." and "Be
-/// brief." stay two sentences).
-pub(crate) fn system_text(msg: &Message) -> String {
-    let texts = msg.parts.iter().filter_map(|p| match p {
-        Part::Text { text, .. } => Some(text.clone()),
-        _ => None,
-    });
-    joined_system(texts).unwrap_or_default()
-}
-
-/// The messages of a request as the turns of a provider that keeps system
-/// text out of the message list and wants one turn per role change
-/// (Anthropic, Gemini).
-pub(crate) struct Turns {
-    /// The system prompt: `system` and every system message, joined.
-    pub system: Option<String>,
-    /// (wire role, encoded parts); consecutive turns of one role merged.
-    pub turns: Vec<(&'static str, Vec<Block>)>,
-}
-
-/// One encoded part: its JSON text, and whether it must open a user turn
-/// (Anthropic's tool results).
-pub(crate) struct Block {
-    /// The part as a JSON object.
-    pub json: String,
-    /// Sorted to the front of a user turn.
-    pub lead: bool,
-}
-
-impl Block {
-    /// A block written by `write`, in no particular place.
-    pub(crate) fn new(write: impl FnOnce(&mut write::Obj)) -> Self {
-        Block {
-            json: write::object_text(write),
-            lead: false,
-        }
-    }
-}
-
-/// Groups messages into [`Turns`]. `encode` turns a part of a message into
-/// the wire's part (`None` leaves it out; an error names the part's path).
-pub(crate) fn group_turns(
-    req: &Request,
-    assistant_role: &'static str,
-    mut encode: impl FnMut(&Message, &Part) -> Result<Option<Block>, String>,
-) -> Result<Turns, Error> {
-    let mut system: Vec<String> = req.system.iter().cloned().collect();
-    let mut turns: Vec<(&'static str, Vec<Block>)> = Vec::new();
-    for (m, msg) in req.messages.iter().enumerate() {
-        let role = match msg.role {
-            Role::System => {
-                system.push(system_text(msg));
-                continue;
-            }
-            Role::User | Role::Tool => "user",
-            Role::Assistant => assistant_role,
-        };
-        let mut parts = Vec::new();
-        for (p, part) in msg.parts.iter().enumerate() {
-            let encoded = encode(msg, part)
-                .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?;
-            parts.extend(encoded);
-        }
-        if parts.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some((r, existing)) if *r == role => existing.extend(parts),
-            _ => turns.push((role, parts)),
-        }
-    }
-    Ok(Turns {
-        system: joined_system(system),
-        turns,
-    })
-}
-
-/// Writes `turns` as `[{"role": ..., <parts_key>: [...]}, ...]` under `key`.
-pub(crate) fn write_turns(
-    body: &mut write::Obj,
-    key: &str,
-    parts_key: &str,
-    turns: &[(&'static str, Vec<Block>)],
-) {
-    let mut list = body.array(key);
-    for (role, blocks) in turns {
-        let mut turn = list.object();
-        turn.str("role", role);
-        let mut parts = turn.array(parts_key);
-        for b in blocks {
-            parts.raw(&b.json);
-        }
-    }
-}
-
 /// The error for a provider whose adapter this build leaves out (the
 /// `openai`, `anthropic` and `gemini` Cargo features; all are on by
 /// default).
-fn not_built(provider: Provider) -> Error {
+pub(crate) fn not_built(provider: Provider) -> Error {
     Error::invalid_request(
         "provider",
         format!(
@@ -518,162 +244,6 @@ pub fn decode_error(
     Error::Api(Box::new(err))
 }
 
-fn fallback_message(status: u16, body: &str) -> String {
-    let text: String = body.trim().chars().take(500).collect();
-    if text.is_empty() {
-        format!("HTTP {status}")
-    } else {
-        text
-    }
-}
-
-/// An error payload's fields, as every provider's error decoder reads them.
-pub(crate) fn api_error_from(
-    provider_type: Option<String>,
-    message: Option<String>,
-    code: Option<String>,
-    param: Option<String>,
-) -> ApiError {
-    let kind = provider_type
-        .as_deref()
-        .and_then(ApiErrorKind::from_provider_type)
-        .unwrap_or(ApiErrorKind::Other);
-    ApiError {
-        kind,
-        status: None,
-        provider_type,
-        code,
-        param,
-        message: message.unwrap_or_else(|| "the provider reported an error".into()),
-        request_id: None,
-        retry_after_ms: None,
-        in_band: false,
-        events_emitted: false,
-        body: None,
-    }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests turn the fast paths off to compare them with the general path.
-    pub(crate) static GENERAL_PATH_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Decodes `body` with and without the fast paths: `Err` shows both
-/// outcomes if they differ.
-#[cfg(test)]
-pub(crate) fn fast_equals_general(provider: Provider, body: &[u8]) -> Result<(), String> {
-    let fast = crate::StreamDecoder::decode_all(provider, body);
-    GENERAL_PATH_ONLY.with(|g| g.set(true));
-    let general = crate::StreamDecoder::decode_all(provider, body);
-    GENERAL_PATH_ONLY.with(|g| g.set(false));
-    if fast == general {
-        Ok(())
-    } else {
-        Err(format!("fast {fast:?}\ngeneral {general:?}"))
-    }
-}
-
-/// Whether frame decoders may take their fast paths (always, outside tests).
-#[inline]
-pub(crate) fn fast_paths() -> bool {
-    #[cfg(test)]
-    {
-        !GENERAL_PATH_ONLY.with(std::cell::Cell::get)
-    }
-    #[cfg(not(test))]
-    {
-        true
-    }
-}
-
-/// Why a frame (or a non-streaming body) stops decoding.
-#[derive(Debug)]
-pub(crate) enum FrameFailure {
-    /// The provider reported an error in-band.
-    Api(Box<ApiError>),
-    /// The frame breaks the protocol.
-    Malformed(String),
-    /// The prompt or output was blocked.
-    ContentFilter { reason: String, message: String },
-}
-
-impl FrameFailure {
-    /// The core error, with what had been assembled.
-    pub(crate) fn into_error(self, status: Option<u16>, emitted: bool, partial: Response) -> Error {
-        match self {
-            FrameFailure::Api(mut e) => {
-                e.in_band = true;
-                e.status = e.status.or(status);
-                e.events_emitted = emitted;
-                Error::Api(e)
-            }
-            FrameFailure::Malformed(message) => Error::MalformedStream {
-                message,
-                events_emitted: emitted,
-                partial: Box::new(partial),
-            },
-            FrameFailure::ContentFilter { reason, message } => Error::ContentFilter {
-                reason,
-                message,
-                partial: Box::new(partial),
-            },
-        }
-    }
-}
-
-/// The per-provider frame decoders behind one type.
-#[derive(Debug)]
-pub(crate) enum FrameDecoder {
-    #[cfg(feature = "openai")]
-    OpenAi(openai::stream::Decoder),
-    #[cfg(feature = "anthropic")]
-    Anthropic(anthropic::stream::Decoder),
-    #[cfg(feature = "gemini")]
-    Gemini(gemini::stream::Decoder),
-    /// A provider whose adapter this build leaves out: every frame fails.
-    NotBuilt(Provider),
-}
-
-impl FrameDecoder {
-    pub(crate) fn new(provider: Provider) -> Self {
-        match provider {
-            #[cfg(feature = "openai")]
-            Provider::OpenAi => {
-                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
-            }
-            #[cfg(feature = "openai")]
-            Provider::OpenAiCompat => FrameDecoder::OpenAi(openaicompat::stream::decoder()),
-            #[cfg(feature = "anthropic")]
-            Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
-            #[cfg(feature = "gemini")]
-            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::Decoder::default()),
-            #[allow(unreachable_patterns)]
-            other => FrameDecoder::NotBuilt(other),
-        }
-    }
-
-    /// Decodes one SSE event into deltas; `acc` is what has been assembled
-    /// from the earlier ones.
-    pub(crate) fn frame(
-        &mut self,
-        ev: &SseEvent,
-        acc: &Accumulator,
-        out: &mut Vec<Delta>,
-    ) -> Result<(), FrameFailure> {
-        let _ = &acc; // (only the OpenAI decoder reads it)
-        match self {
-            #[cfg(feature = "openai")]
-            FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
-            #[cfg(feature = "anthropic")]
-            FrameDecoder::Anthropic(d) => d.frame(ev, out),
-            #[cfg(feature = "gemini")]
-            FrameDecoder::Gemini(d) => d.frame(ev, out),
-            FrameDecoder::NotBuilt(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
-        }
-    }
-}
-
 /// The URL and the JSON body skyl sends for `request` (model "m"), for
 /// tests.
 #[cfg(test)]
@@ -682,7 +252,7 @@ pub(crate) fn sent(
     provider: Provider,
     base_url: Option<&str>,
     request: &Request,
-) -> (String, Value) {
+) -> (String, serde_json::Value) {
     let mut config = ClientConfig::new(provider);
     config.model = Some("m".into());
     config.base_url = base_url.map(str::to_string);
@@ -693,7 +263,9 @@ pub(crate) fn sent(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Tool;
     use crate::StreamDecoder;
+    use serde_json::Value;
 
     #[test]
     fn data_urls_are_base64_sources_split_at_the_first_marker() {

@@ -1,0 +1,248 @@
+//! The request-encoding steps every adapter shares: the input and output
+//! of an encoder, URLs, tool schemas, image sources, system text and the
+//! grouping of messages into turns.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::ClientConfig;
+use crate::error::Error;
+use crate::json::write;
+use crate::model::{Message, Part, Request, Role, Tool};
+
+/// What every encoder returns: URL, provider headers and the JSON body.
+pub(crate) type Encoded = (String, Vec<(String, String)>, write::Out);
+
+/// What every encoder gets: the request, the model to use and whether to
+/// stream.
+pub(crate) struct EncodeInput<'a> {
+    pub request: &'a Request,
+    pub model: &'a str,
+    pub stream: bool,
+    pub config: &'a ClientConfig,
+}
+
+/// Joins a base URL and a path with exactly one `/`; a query string on the
+/// base (Azure's `?api-version=...`) stays at the end.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    let (base, query) = match base.find('?') {
+        Some(i) => base.split_at_checked(i).unwrap_or((base, "")),
+        None => (base, ""),
+    };
+    format!(
+        "{}/{}{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/'),
+        query
+    )
+}
+
+/// The parameters schema of a tool as every provider accepts it: the given
+/// schema with a top-level `"type": "object"` (tool arguments are always an
+/// object), `$defs`, `$ref`, `oneOf` and every other keyword kept, and
+/// non-string entries of `required` dropped. A schema that already
+/// satisfies this is returned unchanged. No parameters give
+/// `{"type": "object", "properties": {}}`.
+pub fn object_schema(parameters: Option<&Value>) -> Value {
+    schema_for(parameters).into_owned()
+}
+
+/// [`object_schema`], borrowing the given schema when it is returned
+/// unchanged (the common case: no copy).
+fn schema_for(parameters: Option<&Value>) -> Cow<'_, Value> {
+    let Some(p @ Value::Object(given)) = parameters else {
+        // (Built by hand: `json!` would link serde's value serializer.)
+        let mut schema = Map::new();
+        schema.insert("type".into(), Value::from("object"));
+        schema.insert("properties".into(), Value::Object(Map::new()));
+        return Cow::Owned(Value::Object(schema));
+    };
+    let required_ok = given.get("required").map_or(true, |r| {
+        r.as_array().is_some_and(|r| r.iter().all(Value::is_string))
+    });
+    if required_ok && given.get("type").and_then(Value::as_str) == Some("object") {
+        return Cow::Borrowed(p);
+    }
+    let mut schema = given.clone();
+    match schema.get_mut("required") {
+        Some(Value::Array(required)) => required.retain(Value::is_string),
+        Some(_) => {
+            schema.remove("required");
+        }
+        None => {}
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return Cow::Owned(Value::Object(schema));
+    }
+    // Insert (or correct) "type" first, as the providers document it.
+    let mut ordered = Map::new();
+    ordered.insert("type".into(), Value::from("object"));
+    for (k, v) in schema {
+        if k != "type" {
+            ordered.insert(k, v);
+        }
+    }
+    Cow::Owned(Value::Object(ordered))
+}
+
+/// Where an image part's bytes are.
+pub(crate) enum ImageSource<'a> {
+    /// An `http(s):` (or other non-`data:`) URL, with its media type if given.
+    Url {
+        url: &'a str,
+        media_type: Option<&'a str>,
+    },
+    /// Base64 data, from `data` + `mediaType` or a `data:...;base64,` URL.
+    Base64 { media_type: &'a str, data: &'a str },
+}
+
+/// A data URL's media type and base64 payload, around the first
+/// `;base64,` (what `split_once(";base64,")` gives, without the substring
+/// searcher and its panic path in the wasm).
+fn base64_payload(rest: &str) -> Option<(&str, &str)> {
+    const MARK: &[u8] = b";base64,";
+    let at = rest
+        .as_bytes()
+        .windows(MARK.len())
+        .position(|w| w == MARK)?;
+    Some((rest.get(..at)?, rest.get(at + MARK.len()..)?))
+}
+
+/// Reads an image part's fields.
+pub(crate) fn image_source<'a>(
+    url: Option<&'a str>,
+    data: Option<&'a str>,
+    media_type: Option<&'a str>,
+) -> Result<ImageSource<'a>, String> {
+    if let Some(url) = url {
+        if let Some((media, b64)) = url.strip_prefix("data:").and_then(base64_payload) {
+            return Ok(ImageSource::Base64 {
+                media_type: media,
+                data: b64,
+            });
+        }
+        return Ok(ImageSource::Url { url, media_type });
+    }
+    match (data, media_type) {
+        (Some(data), Some(media_type)) => Ok(ImageSource::Base64 { media_type, data }),
+        (Some(_), None) => Err("base64 image data needs a mediaType".into()),
+        (None, _) => Err("an image needs a url or base64 data".into()),
+    }
+}
+
+/// Writes a tool's `name`, `description` and parameters schema (under
+/// `schema_key`, unless it is `None`), as all three providers declare them.
+pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Option<&str>) {
+    d.str("name", &tool.name);
+    if let Some(desc) = &tool.description {
+        d.str("description", desc);
+    }
+    let Some(key) = schema_key else {
+        return;
+    };
+    d.value(key, &schema_for(tool.parameters.as_ref()));
+}
+
+/// All system text of a request (its `system` and any system messages), or
+/// `None` when there is none.
+pub(crate) fn joined_system(parts: impl IntoIterator<Item = String>) -> Option<String> {
+    let parts: Vec<String> = parts.into_iter().filter(|s| !s.is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// A system message's text: its text parts as separate paragraphs, as
+/// [`joined_system`] joins system texts (not glued: "You are X." and "Be
+/// brief." stay two sentences).
+pub(crate) fn system_text(msg: &Message) -> String {
+    let texts = msg.parts.iter().filter_map(|p| match p {
+        Part::Text { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    joined_system(texts).unwrap_or_default()
+}
+
+/// The messages of a request as the turns of a provider that keeps system
+/// text out of the message list and wants one turn per role change
+/// (Anthropic, Gemini).
+pub(crate) struct Turns {
+    /// The system prompt: `system` and every system message, joined.
+    pub system: Option<String>,
+    /// (wire role, encoded parts); consecutive turns of one role merged.
+    pub turns: Vec<(&'static str, Vec<Block>)>,
+}
+
+/// One encoded part: its JSON text, and whether it must open a user turn
+/// (Anthropic's tool results).
+pub(crate) struct Block {
+    /// The part as a JSON object.
+    pub json: String,
+    /// Sorted to the front of a user turn.
+    pub lead: bool,
+}
+
+impl Block {
+    /// A block written by `write`, in no particular place.
+    pub(crate) fn new(write: impl FnOnce(&mut write::Obj)) -> Self {
+        Block {
+            json: write::object_text(write),
+            lead: false,
+        }
+    }
+}
+
+/// Groups messages into [`Turns`]. `encode` turns a part of a message into
+/// the wire's part (`None` leaves it out; an error names the part's path).
+pub(crate) fn group_turns(
+    req: &Request,
+    assistant_role: &'static str,
+    mut encode: impl FnMut(&Message, &Part) -> Result<Option<Block>, String>,
+) -> Result<Turns, Error> {
+    let mut system: Vec<String> = req.system.iter().cloned().collect();
+    let mut turns: Vec<(&'static str, Vec<Block>)> = Vec::new();
+    for (m, msg) in req.messages.iter().enumerate() {
+        let role = match msg.role {
+            Role::System => {
+                system.push(system_text(msg));
+                continue;
+            }
+            Role::User | Role::Tool => "user",
+            Role::Assistant => assistant_role,
+        };
+        let mut parts = Vec::new();
+        for (p, part) in msg.parts.iter().enumerate() {
+            let encoded = encode(msg, part)
+                .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?;
+            parts.extend(encoded);
+        }
+        if parts.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((r, existing)) if *r == role => existing.extend(parts),
+            _ => turns.push((role, parts)),
+        }
+    }
+    Ok(Turns {
+        system: joined_system(system),
+        turns,
+    })
+}
+
+/// Writes `turns` as `[{"role": ..., <parts_key>: [...]}, ...]` under `key`.
+pub(crate) fn write_turns(
+    body: &mut write::Obj,
+    key: &str,
+    parts_key: &str,
+    turns: &[(&'static str, Vec<Block>)],
+) {
+    let mut list = body.array(key);
+    for (role, blocks) in turns {
+        let mut turn = list.object();
+        turn.str("role", role);
+        let mut parts = turn.array(parts_key);
+        for b in blocks {
+            parts.raw(&b.json);
+        }
+    }
+}
