@@ -12,7 +12,7 @@ use super::anthropic;
 #[cfg(feature = "gemini")]
 use super::gemini;
 #[cfg(feature = "openai")]
-use super::{openai, openaicompat};
+use super::openai;
 use crate::error::ApiError;
 
 #[cfg(test)]
@@ -105,7 +105,9 @@ impl FrameDecoder {
                 FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
             }
             #[cfg(feature = "openai")]
-            Provider::OpenAiCompat => FrameDecoder::OpenAi(openaicompat::stream::decoder()),
+            Provider::OpenAiCompat => {
+                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::COMPAT))
+            }
             #[cfg(feature = "anthropic")]
             Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
             #[cfg(feature = "gemini")]

@@ -26,8 +26,6 @@ pub mod anthropic;
 pub mod gemini;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "openai")]
-pub mod openaicompat;
 
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_differential;
@@ -119,7 +117,7 @@ pub fn encode_request(
         #[cfg(feature = "openai")]
         Provider::OpenAi => openai::request::encode(&input, openai::Dialect::OPENAI)?,
         #[cfg(feature = "openai")]
-        Provider::OpenAiCompat => openaicompat::request::encode(&input)?,
+        Provider::OpenAiCompat => openai::request::encode(&input, openai::Dialect::COMPAT)?,
         #[cfg(feature = "anthropic")]
         Provider::Anthropic => anthropic::request::encode(&input)?,
         #[cfg(feature = "gemini")]
@@ -188,7 +186,7 @@ pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error
         #[cfg(feature = "openai")]
         Provider::OpenAi => openai::response::decode(&value, openai::Dialect::OPENAI),
         #[cfg(feature = "openai")]
-        Provider::OpenAiCompat => openaicompat::response::decode(&value),
+        Provider::OpenAiCompat => openai::response::decode(&value, openai::Dialect::COMPAT),
         #[cfg(feature = "anthropic")]
         Provider::Anthropic => anthropic::response::decode(&value),
         #[cfg(feature = "gemini")]
@@ -216,7 +214,7 @@ pub fn decode_error(
         #[cfg(feature = "openai")]
         (Some(v), Provider::OpenAi) => openai::error::decode(v),
         #[cfg(feature = "openai")]
-        (Some(v), Provider::OpenAiCompat) => openaicompat::error::decode(v),
+        (Some(v), Provider::OpenAiCompat) => openai::error::decode(v),
         #[cfg(feature = "anthropic")]
         (Some(v), Provider::Anthropic) => anthropic::error::decode(v),
         #[cfg(feature = "gemini")]

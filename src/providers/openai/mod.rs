@@ -5,7 +5,7 @@
 //! <https://platform.openai.com/docs/api-reference/chat/streaming>.
 //!
 //! The same code serves OpenAI-compatible servers through [`Dialect`]; see
-//! [`crate::providers::openaicompat`] for the quirks it handles.
+//! [`compat`] for the quirks it handles.
 
 use serde_json::{Map, Value};
 
@@ -14,39 +14,16 @@ pub(crate) use crate::json::take_str;
 use crate::model::provider_data::provider_data;
 use crate::model::{FinishReason, Usage};
 
+pub mod compat;
 pub mod error;
 pub mod request;
 pub mod response;
 pub mod stream;
 
+pub use compat::Dialect;
+
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// Which flavour of the Chat Completions format is spoken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dialect {
-    /// An OpenAI-compatible server rather than OpenAI itself: `max_tokens`
-    /// instead of `max_completion_tokens`, reasoning replayed as
-    /// `reasoning_content`/`reasoning`, `stream_options` only when asked, and
-    /// the base URL is required.
-    pub compat: bool,
-}
-
-impl Dialect {
-    /// OpenAI itself.
-    pub const OPENAI: Dialect = Dialect { compat: false };
-    /// An OpenAI-compatible server.
-    pub const COMPAT: Dialect = Dialect { compat: true };
-
-    /// The key of this dialect's [`crate::model::ProviderData`].
-    pub fn key(self) -> &'static str {
-        if self.compat {
-            "openaicompat"
-        } else {
-            "openai"
-        }
-    }
-}
 
 /// Maps `finish_reason` to the neutral reason.
 pub fn map_finish_reason(raw: &str) -> FinishReason {

@@ -1,4 +1,5 @@
-//! OpenAI-compatible servers: the OpenAI adapter with [`Dialect::COMPAT`].
+//! OpenAI-compatible servers: the OpenAI adapter with [`Dialect::COMPAT`],
+//! and the [`Dialect`] switch itself.
 //!
 //! Known deviations handled (see `WIRE.md` in the design docs for sources):
 //!
@@ -19,9 +20,28 @@
 //! <https://console.groq.com/docs/api-reference>,
 //! <https://docs.mistral.ai/api/>, <https://github.com/ollama/ollama/blob/main/docs/openai.md>.
 
-pub use super::openai::Dialect;
+/// Which flavour of the Chat Completions format is spoken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    /// An OpenAI-compatible server rather than OpenAI itself: `max_tokens`
+    /// instead of `max_completion_tokens`, reasoning replayed as
+    /// `reasoning_content`/`reasoning`, `stream_options` only when asked, and
+    /// the base URL is required.
+    pub compat: bool,
+}
 
-pub mod error;
-pub mod request;
-pub mod response;
-pub mod stream;
+impl Dialect {
+    /// OpenAI itself.
+    pub const OPENAI: Dialect = Dialect { compat: false };
+    /// An OpenAI-compatible server.
+    pub const COMPAT: Dialect = Dialect { compat: true };
+
+    /// The key of this dialect's [`crate::model::ProviderData`].
+    pub fn key(self) -> &'static str {
+        if self.compat {
+            "openaicompat"
+        } else {
+            "openai"
+        }
+    }
+}
