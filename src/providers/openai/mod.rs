@@ -20,6 +20,8 @@ pub mod request;
 pub mod response;
 pub mod stream;
 
+mod fast;
+
 pub use compat::Dialect;
 
 /// The default base URL.
