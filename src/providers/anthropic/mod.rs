@@ -20,6 +20,8 @@ pub mod request;
 pub mod response;
 pub mod stream;
 
+mod fast;
+
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header sent with every request.

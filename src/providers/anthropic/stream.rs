@@ -11,8 +11,6 @@
 //! first is open is a malformed stream. Bodies that hold several whole
 //! messages one after another (recorded tool loops) are read as one turn.
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Value};
 
 use super::{
@@ -20,7 +18,6 @@ use super::{
     refusal_explanation, NAME,
 };
 use crate::accumulate::Delta;
-use crate::json::read::Reader;
 use crate::json::take_str;
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
@@ -41,59 +38,6 @@ enum Block {
         json: String,
     },
     Ignored,
-}
-
-/// The most common frame, `content_block_delta` with text, thinking or
-/// argument JSON, read in place instead of through a JSON tree: the block
-/// index, the delta type and its value. `None` (the general path) for
-/// anything else, or a field given twice.
-fn quick_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
-    let mut r = Reader::new(data);
-    let (mut kind, mut index, mut delta) = (None, None, None);
-    r.object(|r, key| match key {
-        "type" if kind.is_none() => {
-            kind = Some(r.string()?);
-            Some(())
-        }
-        "index" if index.is_none() => {
-            index = Some(r.u64()?);
-            Some(())
-        }
-        "delta" if delta.is_none() => {
-            let (mut dkind, mut text, mut thinking, mut json) = (None, None, None, None);
-            r.object(|r, key| {
-                let slot = match key {
-                    "type" => &mut dkind,
-                    "text" => &mut text,
-                    "thinking" => &mut thinking,
-                    "partial_json" => &mut json,
-                    _ => return r.skip(),
-                };
-                if slot.is_some() {
-                    return None;
-                }
-                // serde reads `null` as absent for these optional fields.
-                if !r.null() {
-                    *slot = Some(r.string()?);
-                }
-                Some(())
-            })?;
-            delta = Some(match &*dkind? {
-                "text_delta" => ("text_delta", text?),
-                "thinking_delta" => ("thinking_delta", thinking?),
-                "input_json_delta" => ("input_json_delta", json?),
-                _ => return None,
-            });
-            Some(())
-        }
-        "type" | "index" | "delta" => None,
-        _ => r.skip(),
-    })?;
-    if !r.at_end() || kind? != "content_block_delta" {
-        return None;
-    }
-    let (dkind, value) = delta?;
-    Some((index?, dkind, value))
 }
 
 /// The frame decoder for Anthropic streams.
@@ -117,14 +61,8 @@ impl Decoder {
         if ev.data.trim().is_empty() {
             return Ok(());
         }
-        if crate::providers::fast_paths() && ev.data.starts_with(r#"{"type":"content_block_delta""#)
-        {
-            if let Some((index, kind, value)) = quick_delta(&ev.data) {
-                if self.accepts(index, kind) {
-                    self.simple_delta(index, value.into_owned(), out);
-                    return Ok(());
-                }
-            }
+        if crate::providers::fast_paths() && self.fast_frame(&ev.data, out) {
+            return Ok(());
         }
         let data = crate::json::read::parse(&ev.data).map_err(|e| {
             FrameFailure::Malformed(format!("an event whose data is not JSON: {e}"))
@@ -391,7 +329,7 @@ impl Decoder {
 
     /// Whether block `index` takes a `kind` delta of text, thinking or
     /// argument JSON (see [`Self::simple_delta`]).
-    fn accepts(&self, index: u64, kind: &str) -> bool {
+    pub(super) fn accepts(&self, index: u64, kind: &str) -> bool {
         self.blocks.iter().any(|(i, b)| {
             *i == index
                 && matches!(
@@ -405,7 +343,7 @@ impl Decoder {
 
     /// Applies a text, thinking or argument-JSON delta to block `index`
     /// (which [`Self::accepts`] it).
-    fn simple_delta(&mut self, index: u64, value: String, out: &mut Vec<Delta>) {
+    pub(super) fn simple_delta(&mut self, index: u64, value: String, out: &mut Vec<Delta>) {
         let Some((_, block)) = self.blocks.iter_mut().find(|(i, _)| *i == index) else {
             return;
         };
