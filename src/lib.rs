@@ -20,7 +20,6 @@ compile_error!("skyl needs at least one adapter: enable the openai, anthropic or
 
 pub mod error;
 pub mod http;
-pub mod jsapi;
 pub mod providers;
 pub mod retry;
 pub mod sse;
@@ -30,8 +29,11 @@ mod json;
 mod model;
 mod stream;
 
+pub mod shell;
+
+pub use shell as jsapi;
 #[cfg(target_arch = "wasm32")]
-pub mod wasm;
+pub use shell::wasm;
 
 pub use error::{ApiError, ApiErrorKind, Error, ErrorInfo};
 pub use http::HttpRequest;

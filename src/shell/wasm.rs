@@ -9,7 +9,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::jsapi;
+use crate::shell as jsapi;
 
 /// Encodes a request; see [`jsapi::encode`].
 #[wasm_bindgen(js_name = encodeRequest)]

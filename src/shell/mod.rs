@@ -1,10 +1,13 @@
 //! The JSON boundary the JavaScript shell calls: strings in, strings out.
 //!
 //! Every function here takes and returns JSON text, so the wasm wrappers in
-//! `src/wasm/` are one line each and everything is tested natively. Results
+//! `wasm.rs` are one line each and everything is tested natively. Results
 //! are `{"ok": ...}`-style objects; failures are `{"error": ErrorInfo}`,
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 use serde_json::Value;
 
