@@ -35,7 +35,7 @@ pub use shell as jsapi;
 #[cfg(target_arch = "wasm32")]
 pub use shell::wasm;
 
-pub use error::{ApiError, ApiErrorKind, Error, ErrorInfo};
+pub use error::{ApiError, ApiErrorKind, Error};
 pub use http::HttpRequest;
 pub use model::types::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message, Part, Raw,
@@ -44,4 +44,5 @@ pub use model::types::{
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{types, validate};
 pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
+pub use shell::error_info::ErrorInfo;
 pub use stream::StreamDecoder;

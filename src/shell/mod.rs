@@ -6,6 +6,9 @@
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
 
+pub(crate) mod error_info;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod to_json_tests;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
@@ -80,7 +83,7 @@ fn provider_label(name: &str) -> &'static str {
 
 fn error_json(e: &Error, provider: &'static str) -> String {
     let info = e.info(provider);
-    to_json::wrapped("error", |o| to_json::error_info(o, &info))
+    to_json::wrapped("error", |o| error_info::error_info(o, &info))
 }
 
 /// Parses `json` and reads it with `read` (from `src/read.rs`). An error
@@ -457,7 +460,7 @@ impl JsonDecoder {
         out.extend_from_slice(b",\"error\":");
         let info = e.info(self.provider);
         let mut w = Out::from_bytes(std::mem::take(out));
-        to_json::error_info(&mut w.object(), &info);
+        error_info::error_info(&mut w.object(), &info);
         *out = w.into_bytes();
     }
 
