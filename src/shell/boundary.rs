@@ -1,0 +1,457 @@
+//! The event boundary format: how a chunk's events cross from Rust to JS
+//! as one small JSON index followed by their strings, which JS slices out
+//! (see `ARCHITECTURE.md`, "The boundary format"). The JS half's decoder is
+//! `js/boundary.js`; both check [`BOUNDARY_VERSION`].
+
+use serde_json::Value;
+
+use super::{error_info, error_json, provider_named};
+use crate::error::Error;
+use crate::json::write::{object_text, push_decimal, Out};
+use crate::model::to_json;
+use crate::model::{Part, StreamEvent};
+use crate::stream::StreamDecoder;
+
+/// The length of `s` in UTF-16 code units (what JS string indices count).
+fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Appends `s` to `strs`, recording its UTF-16 length.
+fn push_str(s: &str, strs: &mut String, lens: &mut Vec<usize>) {
+    lens.push(utf16_len(s));
+    strs.push_str(s);
+}
+
+/// Writes `ev` as JSON with its strings moved out (see [`JsonDecoder::feed`]
+/// for which and in what order); a `finish` event in its compact form.
+/// `calls_sent` counts the `tool_call` events written so far; returns true
+/// if this is a `finish` event whose tool-call parts' arguments were left
+/// out because they are those events' (see [`JsonDecoder::feed`]).
+fn write_event(
+    mut ev: StreamEvent,
+    out: &mut Vec<u8>,
+    strs: &mut String,
+    lens: &mut Vec<usize>,
+    calls_sent: &mut usize,
+) -> bool {
+    let mut args_from_events = false;
+    push_str(&ev.take_raw(), strs, lens);
+    let mut w = Out::from_bytes(std::mem::take(out));
+    match ev {
+        // The common events are one digit: JS builds the object (it is
+        // `{"type":"text"|"reasoning","text":..,"raw":..}`).
+        StreamEvent::Text { text, .. } => {
+            push_str(&text, strs, lens);
+            w.raw("0");
+        }
+        StreamEvent::Reasoning { text, .. } => {
+            push_str(&text, strs, lens);
+            w.raw("1");
+        }
+        StreamEvent::ToolCall { mut call, .. } => {
+            push_str(&std::mem::take(&mut call.arguments), strs, lens);
+            let mut o = w.object();
+            o.str("type", "tool_call");
+            to_json::tool_call(&mut o.object("call"), &call);
+            o.str("raw", "");
+            *calls_sent += 1;
+        }
+        StreamEvent::Usage { usage, .. } => {
+            let mut o = w.object();
+            o.str("type", "usage");
+            to_json::usage(&mut o.object("usage"), &usage);
+            o.str("raw", "");
+        }
+        StreamEvent::Warning { code, message, .. } => {
+            w.object()
+                .str("type", "warning")
+                .str("code", &code)
+                .str("message", &message)
+                .str("raw", "");
+        }
+        StreamEvent::Finish { mut response, .. } => {
+            // The core emits one `tool_call` event per tool-call part, in
+            // the order of the parts, with the same arguments: if the counts
+            // agree, JS takes the arguments from those events.
+            let parts = &mut response.message.parts;
+            let calls = parts
+                .iter()
+                .filter(|p| matches!(p, Part::ToolCall { .. }))
+                .count();
+            args_from_events = calls == *calls_sent;
+            for part in parts {
+                match part {
+                    Part::Text { text, .. } | Part::Reasoning { text, .. } => {
+                        push_str(&std::mem::take(text), strs, lens);
+                    }
+                    Part::ToolCall { arguments, .. } => {
+                        let arguments = std::mem::take(arguments);
+                        if !args_from_events {
+                            push_str(&arguments, strs, lens);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Without the fields JS derives from `message.parts` (`text`,
+            // `reasoning`, `toolCalls`): they would repeat every argument
+            // and all text, already sent in earlier events.
+            let mut o = w.object();
+            o.str("type", "finish");
+            to_json::response(
+                &mut o.object("response"),
+                &response,
+                to_json::Fields::Compact,
+            );
+            o.str("raw", "");
+        }
+    }
+    *out = w.into_bytes();
+    args_from_events
+}
+
+/// Expands a [`JsonDecoder`] result the way the JS shell does: the events
+/// with their strings put back (see [`JsonDecoder::feed`]; `""` is a result
+/// without events). `sent` carries the arguments of the decoder's
+/// `tool_call` events from one result to the next. `None` if the result is
+/// malformed or leaves strings unused. For Rust consumers of the JSON
+/// boundary, and the tests that hold both sides to one contract.
+pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
+    if result.is_empty() {
+        return Some(serde_json::json!({ "events": [] }));
+    }
+    let (json, strs) = result.split_once('\0')?;
+    let mut out: Value = serde_json::from_str(json).ok()?;
+    let lens = out
+        .get("lens")?
+        .as_array()?
+        .iter()
+        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+        .collect::<Option<Vec<usize>>>()?;
+    let units: Vec<u16> = strs.encode_utf16().collect();
+    let (mut at, mut k) = (0usize, 0usize);
+    let mut next = || -> Option<Value> {
+        let n = *lens.get(k)?;
+        let text = String::from_utf16(units.get(at..at.checked_add(n)?)?).ok()?;
+        k += 1;
+        at += n;
+        Some(Value::from(text))
+    };
+    let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
+    for ev in out.get_mut("events")?.as_array_mut()? {
+        if let Some(kind) = ev.as_u64() {
+            let kind = if kind == 0 { "text" } else { "reasoning" };
+            let raw = next()?;
+            *ev = serde_json::json!({ "type": kind, "text": next()?, "raw": raw });
+            continue;
+        }
+        let ev = ev.as_object_mut()?;
+        ev.insert("raw".into(), next()?);
+        match ev.get("type").and_then(Value::as_str) {
+            Some("tool_call") => {
+                let arguments = next()?;
+                sent.push(arguments.as_str()?.to_string());
+                ev.get_mut("call")?
+                    .as_object_mut()?
+                    .insert("arguments".into(), arguments);
+            }
+            Some("finish") => {
+                let parts = ev
+                    .get_mut("response")?
+                    .get_mut("message")?
+                    .get_mut("parts")?
+                    .as_array_mut()?;
+                let mut call = 0;
+                for part in parts {
+                    let part = part.as_object_mut()?;
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("text" | "reasoning") => {
+                            part.insert("text".into(), next()?);
+                        }
+                        Some("tool_call") => {
+                            let arguments = if from_events {
+                                Value::from(sent.get(call)?.clone())
+                            } else {
+                                next()?
+                            };
+                            call += 1;
+                            part.insert("arguments".into(), arguments);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (k == lens.len() && at == units.len()).then_some(out)
+}
+
+/// A stream decoder whose results are JSON.
+#[derive(Debug)]
+pub struct JsonDecoder {
+    inner: StreamDecoder,
+    provider: &'static str,
+    events: Vec<StreamEvent>,
+    /// `tool_call` events written so far.
+    calls_sent: usize,
+}
+
+impl JsonDecoder {
+    /// A decoder for the named provider.
+    pub fn new(provider: &str, max_event_bytes: Option<usize>) -> Result<Self, String> {
+        let p = provider_named(provider).map_err(|e| error_json(&e, "unknown"))?;
+        let inner = match max_event_bytes {
+            Some(limit) => StreamDecoder::with_max_event_bytes(p, limit),
+            None => StreamDecoder::new(p),
+        };
+        Ok(JsonDecoder {
+            inner,
+            provider: p.name(),
+            events: Vec::new(),
+            calls_sent: 0,
+        })
+    }
+
+    /// `{"events":[...],"lens":[...]` with each event's payload strings
+    /// left empty in the JSON and appended to `strs` instead (see
+    /// [`Self::feed`]).
+    fn events_json(&mut self, out: &mut Vec<u8>, strs: &mut String) {
+        out.extend_from_slice(b"{\"events\":[");
+        let mut lens = Vec::new();
+        let mut args_from_events = false;
+        for (i, ev) in self.events.drain(..).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            args_from_events |= write_event(ev, out, strs, &mut lens, &mut self.calls_sent);
+        }
+        out.extend_from_slice(b"],\"lens\":[");
+        for (i, n) in lens.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_decimal(out, *n as u64);
+        }
+        out.push(b']');
+        if args_from_events {
+            out.extend_from_slice(b",\"argsFromEvents\":true");
+        }
+    }
+
+    /// Closes the JSON object and appends the payload strings after a NUL
+    /// (which JSON text never contains unescaped).
+    fn seal(mut out: Vec<u8>, strs: &str) -> String {
+        out.push(b'}');
+        out.push(0);
+        // The JSON part is the JSON writer's output and ASCII punctuation,
+        // so UTF-8; usually small (the strings, most of the bytes, are
+        // already `str`), so only it is checked.
+        let mut text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        text.reserve_exact(strs.len());
+        text.push_str(strs);
+        text
+    }
+
+    fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
+        out.extend_from_slice(b",\"error\":");
+        let info = e.info(self.provider);
+        let mut w = Out::from_bytes(std::mem::take(out));
+        error_info::error_info(&mut w.object(), &info);
+        *out = w.into_bytes();
+    }
+
+    /// Feeds a chunk: `{"events": [...], "lens": [...]}`, plus `"error"` if
+    /// the stream failed (events before the failure are still listed), then
+    /// a NUL and the events' strings.
+    ///
+    /// The strings are each event's `raw` frame, the `text` of `text` and
+    /// `reasoning` events, the `arguments` of a `tool_call` event's call and,
+    /// for `finish`, the `text` of every text or reasoning part and the
+    /// `arguments` of every tool-call part of the message, in that order,
+    /// except with `"argsFromEvents": true`: then the tool-call parts'
+    /// arguments are those of this decoder's `tool_call` events, in order
+    /// (sent once, not twice). The strings are empty in the JSON and
+    /// follow it, concatenated, `lens` giving
+    /// each one's length in UTF-16 units. So payloads are neither escaped
+    /// here nor unescaped by `JSON.parse`: JS slices them out. A `text`
+    /// event is written as `0` and a `reasoning` event as `1` in the events
+    /// array (their raw frame, then their text, are the next strings).
+    ///
+    /// A chunk that completes no event (most of them, when a server sends
+    /// one event per chunk of argument fragments) returns `""`.
+    pub fn feed(&mut self, chunk: &[u8]) -> String {
+        let result = self.inner.feed(chunk, &mut self.events);
+        if result.is_ok() && self.events.is_empty() {
+            return String::new();
+        }
+        let mut out = Vec::new();
+        let mut strs = String::new();
+        self.events_json(&mut out, &mut strs);
+        if let Err(e) = result {
+            self.with_error(&mut out, &e);
+        }
+        Self::seal(out, &strs)
+    }
+
+    /// Ends the body: as [`Self::feed`], with `"done": true` (the response
+    /// is in the final `finish` event) or `"error"`.
+    pub fn finish(&mut self) -> String {
+        let result = self.inner.finish(&mut self.events);
+        let mut out = Vec::new();
+        let mut strs = String::new();
+        self.events_json(&mut out, &mut strs);
+        match result {
+            Ok(_) => out.extend_from_slice(b",\"done\":true"),
+            Err(e) => self.with_error(&mut out, &e),
+        }
+        Self::seal(out, &strs)
+    }
+
+    /// Whether any event has been handed out.
+    pub fn events_emitted(&self) -> bool {
+        self.inner.events_emitted()
+    }
+
+    /// Whether the provider's terminal frame has been decoded.
+    pub fn is_complete(&self) -> bool {
+        self.inner.is_complete()
+    }
+
+    /// What has been assembled so far.
+    pub fn partial(&self) -> String {
+        let r = self.inner.partial();
+        object_text(|o| to_json::response(o, &r, to_json::Fields::All))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Value {
+        serde_json::from_str(s).unwrap()
+    }
+
+    /// A decoder result with its strings put back, as the JS shell does,
+    /// after checking that no payload is inside the JSON part; `calls`
+    /// carries the `tool_call` arguments across one decoder's results.
+    fn rebuild_with(s: &str, calls: &mut Vec<String>) -> Value {
+        if let Some((json, _)) = s.split_once('\0') {
+            for ev in v(json)["events"].as_array().unwrap() {
+                assert!(
+                    ev.is_u64() || ev["raw"] == "",
+                    "payloads are not inside the JSON"
+                );
+            }
+        }
+        expand_result(s, calls).expect("a well-formed result that uses every string")
+    }
+
+    fn rebuild(s: &str) -> Value {
+        rebuild_with(s, &mut Vec::new())
+    }
+
+    #[test]
+    fn the_decoder_reports_events_with_their_strings_then_the_end() {
+        let mut d = JsonDecoder::new("openai", None).unwrap();
+        let frame = "{\"choices\":[{\"delta\":{\"content\":\"Hé 🌍 \\\"q\\\"\"}}]}";
+        let out = rebuild(&d.feed(format!("data: {frame}\n\n").as_bytes()));
+        assert_eq!(out["events"][0]["type"], "text");
+        assert_eq!(out["events"][0]["text"], "Hé 🌍 \"q\"");
+        assert_eq!(out["events"][0]["raw"], frame);
+        assert!(d.events_emitted());
+        let out = d.feed(
+            b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+        );
+        assert_eq!(out, "", "no event: nothing to say");
+        let out = rebuild(&d.finish());
+        assert_eq!(out["done"], true);
+        assert_eq!(out["events"][0]["type"], "finish");
+        // Compact: text, reasoning and toolCalls are derived from the message in JS.
+        assert!(out["events"][0]["response"].get("text").is_none());
+        assert!(out["events"][0]["response"].get("toolCalls").is_none());
+        assert_eq!(
+            out["events"][0]["response"]["message"]["parts"][0]["text"],
+            "Hé 🌍 \"q\""
+        );
+        assert_eq!(out["events"][0]["response"]["finishReason"], "stop");
+        assert_eq!(out["events"][0]["raw"], "[DONE]");
+    }
+
+    /// Every recorded stream: the events rebuilt from the decoder's output
+    /// are the core's events, and the finish event's message is the
+    /// response's.
+    #[test]
+    fn rebuilt_events_equal_the_core_events_on_every_recorded_stream() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance");
+        let mut streams = 0;
+        let mut from_events = 0;
+        for provider in ["openai", "openaicompat", "anthropic", "gemini"] {
+            for entry in std::fs::read_dir(dir.join(provider)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().and_then(|e| e.to_str()) != Some("sse") {
+                    continue;
+                }
+                let body = std::fs::read(&path).unwrap();
+                let p = provider_named(provider).unwrap();
+                let (events, _) = StreamDecoder::decode_all(p, &body);
+                let mut d = JsonDecoder::new(provider, None).unwrap();
+                let mut got = Vec::new();
+                let mut calls: Vec<String> = Vec::new();
+                for chunk in body.chunks(997) {
+                    let out = rebuild_with(&d.feed(chunk), &mut calls);
+                    got.extend(out["events"].as_array().unwrap().clone());
+                }
+                let end = rebuild_with(&d.finish(), &mut calls);
+                if !calls.is_empty() && end.get("error").is_none() {
+                    from_events += usize::from(end["argsFromEvents"] == true);
+                }
+                got.extend(end["events"].as_array().unwrap().clone());
+                assert_eq!(got.len(), events.len(), "{}", path.display());
+                for (g, e) in got.iter().zip(&events) {
+                    let want = serde_json::to_value(e).unwrap();
+                    if let StreamEvent::Finish { .. } = e {
+                        let (gr, wr) = (&g["response"], &want["response"]);
+                        for key in ["message", "usage", "finishReason", "rawFinishReason"] {
+                            assert_eq!(gr.get(key), wr.get(key), "{key}: {}", path.display());
+                        }
+                        assert_eq!(g["raw"], want["raw"]);
+                        continue;
+                    }
+                    assert_eq!(g, &want, "{}", path.display());
+                }
+                streams += 1;
+            }
+        }
+        assert!(streams > 60, "{streams} streams");
+        assert!(
+            from_events > 20,
+            "{from_events} finish events took the arguments from the events"
+        );
+    }
+
+    #[test]
+    fn a_decoder_that_ends_early_reports_the_partial_response() {
+        let mut d = JsonDecoder::new("openai", None).unwrap();
+        assert_eq!(
+            d.feed(b"data: {\"choices\":[{\"delta\":"),
+            "",
+            "no event yet"
+        );
+        d.feed(b"{\"content\":\"Hi\"}}]}\n\n");
+        let out = rebuild(&d.finish());
+        assert_eq!(out["error"]["name"], "StreamEndedEarlyError");
+        assert_eq!(out["error"]["partial"]["text"], "Hi");
+        assert_eq!(out["error"]["retryable"], false);
+        assert!(JsonDecoder::new("nope", None).is_err());
+    }
+}
