@@ -13,12 +13,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::accumulate::Accumulator;
+use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiErrorKind, Error};
 use crate::http::HttpRequest;
 use crate::json::read;
 use crate::model::validate::validate_request;
 use crate::model::{Raw, Request, Response};
+use crate::sse::SseEvent;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -240,6 +241,60 @@ pub fn decode_error(
     }
     err.body = Some(body.to_string());
     Error::Api(Box::new(err))
+}
+
+/// The per-provider frame decoders behind one type.
+#[derive(Debug)]
+pub(crate) enum FrameDecoder {
+    #[cfg(feature = "openai")]
+    OpenAi(openai::stream::Decoder),
+    #[cfg(feature = "anthropic")]
+    Anthropic(anthropic::stream::Decoder),
+    #[cfg(feature = "gemini")]
+    Gemini(gemini::stream::Decoder),
+    /// A provider whose adapter this build leaves out: every frame fails.
+    NotBuilt(Provider),
+}
+
+impl FrameDecoder {
+    pub(crate) fn new(provider: Provider) -> Self {
+        match provider {
+            #[cfg(feature = "openai")]
+            Provider::OpenAi => {
+                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
+            }
+            #[cfg(feature = "openai")]
+            Provider::OpenAiCompat => {
+                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::COMPAT))
+            }
+            #[cfg(feature = "anthropic")]
+            Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
+            #[cfg(feature = "gemini")]
+            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::Decoder::default()),
+            #[allow(unreachable_patterns)]
+            other => FrameDecoder::NotBuilt(other),
+        }
+    }
+
+    /// Decodes one SSE event into deltas; `acc` is what has been assembled
+    /// from the earlier ones.
+    pub(crate) fn frame(
+        &mut self,
+        ev: &SseEvent,
+        acc: &Accumulator,
+        out: &mut Vec<Delta>,
+    ) -> Result<(), FrameFailure> {
+        let _ = &acc; // (only the OpenAI decoder reads it)
+        match self {
+            #[cfg(feature = "openai")]
+            FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
+            #[cfg(feature = "anthropic")]
+            FrameDecoder::Anthropic(d) => d.frame(ev, out),
+            #[cfg(feature = "gemini")]
+            FrameDecoder::Gemini(d) => d.frame(ev, out),
+            FrameDecoder::NotBuilt(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
+        }
+    }
 }
 
 /// The URL and the JSON body skyl sends for `request` (model "m"), for

@@ -402,7 +402,7 @@ mod tests {
     }
 
     fn fast_equals_general(body: &[u8]) -> Result<(), String> {
-        crate::providers::fast_equals_general(Provider::Gemini, body)
+        crate::providers::fast_differential::fast_equals_general(Provider::Gemini, body)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
