@@ -8,7 +8,7 @@ use std::fmt;
 const SECRET_HEADERS: [&str; 4] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
 
 /// Whether a header carries a credential.
-pub fn is_secret_header(name: &str) -> bool {
+pub(crate) fn is_secret_header(name: &str) -> bool {
     SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name))
 }
 
@@ -65,7 +65,7 @@ impl fmt::Debug for HttpRequest {
 /// Reads a retry delay from response headers: `retry-after-ms` (OpenAI,
 /// Anthropic), else `retry-after` in seconds. HTTP-date values are not
 /// understood (the core has no clock) and give `None`.
-pub fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
+pub(crate) fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
     let find = |name: &str| {
         headers
             .iter()
@@ -102,7 +102,7 @@ pub(crate) fn decimal_scaled(text: &str, scale: u64) -> Option<u64> {
 }
 
 /// Reads the provider's request id from response headers.
-pub fn request_id(headers: &[(String, String)]) -> Option<String> {
+pub(crate) fn request_id(headers: &[(String, String)]) -> Option<String> {
     ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"]
         .iter()
         .find_map(|name| {

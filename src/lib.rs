@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![warn(unreachable_pub)]
 #![cfg_attr(
     test,
     allow(
@@ -18,31 +19,63 @@
 #[cfg(not(any(feature = "openai", feature = "anthropic", feature = "gemini")))]
 compile_error!("skyl needs at least one adapter: enable the openai, anthropic or gemini feature");
 
-pub mod error;
-pub mod http;
-pub mod providers;
-pub mod retry;
-pub mod sse;
-
 mod accumulate;
+mod error;
+mod http;
 mod json;
 mod model;
+mod providers;
+mod retry;
+mod shell;
+mod sse;
 mod stream;
-
-pub mod shell;
-
-pub use shell as jsapi;
-#[cfg(target_arch = "wasm32")]
-pub use shell::wasm;
 
 pub use error::{ApiError, ApiErrorKind, Error};
 pub use http::HttpRequest;
-pub use model::types::{
-    tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message, Part, Raw,
-    Request, Response, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
-};
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
-pub use model::{types, validate};
-pub use providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
-pub use shell::error_info::ErrorInfo;
+pub use model::{
+    tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message,
+    NamedToolChoice, NamedToolTag, Part, ProviderData, Raw, Request, Response, Role, StreamEvent,
+    Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
+};
+pub use providers::{
+    decode_error, decode_response, encode_request, object_schema, ClientConfig, Provider,
+};
+pub use retry::RetryPolicy;
+pub use sse::{SseDecoder, SseEvent, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;
+
+/// The Anthropic Messages adapter's constants and helpers.
+#[cfg(feature = "anthropic")]
+pub mod anthropic {
+    pub use crate::providers::anthropic::{
+        server_tool_names, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS,
+    };
+}
+
+/// The Google Gemini adapter's constants.
+#[cfg(feature = "gemini")]
+pub mod gemini {
+    pub use crate::providers::gemini::{API_VERSION, DEFAULT_BASE_URL, SKIP_SIGNATURE};
+}
+
+/// The OpenAI Chat Completions adapter's constants.
+#[cfg(feature = "openai")]
+pub mod openai {
+    pub use crate::providers::openai::DEFAULT_BASE_URL;
+}
+
+/// Not part of the API: the JSON-string boundary the JS half calls, public
+/// only so that skyl's own tests reach it natively and in wasm
+/// (`tests/wasm.rs`). It may change in any release.
+#[doc(hidden)]
+pub mod __shell {
+    pub use crate::shell::{
+        encode, expand_result, http_error, response, retry_delay, validate, JsonDecoder,
+    };
+    /// The `#[wasm_bindgen]` exports.
+    #[cfg(target_arch = "wasm32")]
+    pub mod wasm {
+        pub use crate::shell::wasm::*;
+    }
+}

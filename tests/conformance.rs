@@ -17,7 +17,7 @@ mod common;
 use common::Case;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use skyl::providers::anthropic::server_tool_names;
+use skyl::anthropic::server_tool_names;
 use skyl::{
     decode_error, decode_response, Error, Part, Provider, Response, StreamDecoder, StreamEvent,
 };

@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use serde_json::Value;
-use skyl::jsapi::expand_result;
-use skyl::wasm::{decode_http_error, encode_request, retry_delay, validate, Decoder};
+use skyl::__shell::expand_result;
+use skyl::__shell::wasm::{decode_http_error, encode_request, retry_delay, validate, Decoder};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const OPENAI: &[u8] = include_bytes!("fixtures/conformance/openai/openai-text.stream.sse");

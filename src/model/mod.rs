@@ -4,7 +4,7 @@
 pub(crate) mod from_json;
 pub(crate) mod provider_data;
 pub(crate) mod to_json;
-pub mod types;
-pub mod validate;
+pub(crate) mod types;
+pub(crate) mod validate;
 
 pub use types::*;

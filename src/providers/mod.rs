@@ -22,11 +22,11 @@ use crate::model::{Raw, Request, Response};
 use crate::sse::SseEvent;
 
 #[cfg(feature = "anthropic")]
-pub mod anthropic;
+pub(crate) mod anthropic;
 #[cfg(feature = "gemini")]
-pub mod gemini;
+pub(crate) mod gemini;
 #[cfg(feature = "openai")]
-pub mod openai;
+pub(crate) mod openai;
 
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_differential;

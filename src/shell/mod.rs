@@ -6,12 +6,12 @@
 //! never panics or exceptions, so the JS side builds the right `SkylError`
 //! subclass in one place.
 
-pub mod boundary;
+pub(crate) mod boundary;
 pub(crate) mod error_info;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod to_json_tests;
 #[cfg(target_arch = "wasm32")]
-pub mod wasm;
+pub(crate) mod wasm;
 
 use serde_json::Value;
 

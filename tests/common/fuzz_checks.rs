@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-use skyl::sse::SseDecoder;
+use skyl::SseDecoder;
 use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
 
 /// The provider named by `byte`.
@@ -34,7 +34,7 @@ pub fn chunks<'a>(body: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
     out
 }
 
-fn sse_decode(chunks: &[&[u8]]) -> (Vec<skyl::sse::SseEvent>, Result<bool, skyl::Error>) {
+fn sse_decode(chunks: &[&[u8]]) -> (Vec<skyl::SseEvent>, Result<bool, skyl::Error>) {
     let mut d = SseDecoder::with_max_event_bytes(4096);
     let mut out = Vec::new();
     for c in chunks {

@@ -15,10 +15,10 @@ use crate::accumulate::Delta;
 use crate::json::take_str;
 use crate::model::{FinishReason, Message, Part, Usage};
 
-pub mod error;
-pub mod request;
-pub mod response;
-pub mod stream;
+pub(crate) mod error;
+pub(crate) mod request;
+pub(crate) mod response;
+pub(crate) mod stream;
 
 mod fast;
 
@@ -33,7 +33,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 pub(crate) const NAME: &str = "anthropic";
 
 /// Maps `stop_reason` to the neutral reason.
-pub fn map_finish_reason(raw: &str) -> FinishReason {
+pub(crate) fn map_finish_reason(raw: &str) -> FinishReason {
     match raw {
         "end_turn" | "stop_sequence" => FinishReason::Stop,
         "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,

@@ -42,7 +42,7 @@ enum Block {
 
 /// The frame decoder for Anthropic streams.
 #[derive(Debug, Default)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     open_message: Option<String>,
     blocks: Vec<(u64, Block)>,
     usage: Map<String, Value>,

@@ -16,10 +16,10 @@ use serde_json::Value;
 
 use crate::model::{FinishReason, Usage};
 
-pub mod error;
-pub mod request;
-pub mod response;
-pub mod stream;
+pub(crate) mod error;
+pub(crate) mod request;
+pub(crate) mod response;
+pub(crate) mod stream;
 
 mod fast;
 mod partial_args;
@@ -37,7 +37,7 @@ pub const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 pub(crate) const NAME: &str = "gemini";
 
 /// Maps `finishReason` to the neutral reason.
-pub fn map_finish_reason(raw: &str) -> FinishReason {
+pub(crate) fn map_finish_reason(raw: &str) -> FinishReason {
     match raw {
         "STOP" => FinishReason::Stop,
         "MAX_TOKENS" => FinishReason::Length,

@@ -13,7 +13,7 @@ use crate::sse::SseEvent;
 
 /// The frame decoder for Gemini streams.
 #[derive(Debug, Default)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     turn: Turn,
 }
 

@@ -22,7 +22,7 @@
 
 /// Which flavour of the Chat Completions format is spoken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dialect {
+pub(crate) struct Dialect {
     /// An OpenAI-compatible server rather than OpenAI itself: `max_tokens`
     /// instead of `max_completion_tokens`, reasoning replayed as
     /// `reasoning_content`/`reasoning`, `stream_options` only when asked, and
@@ -32,12 +32,12 @@ pub struct Dialect {
 
 impl Dialect {
     /// OpenAI itself.
-    pub const OPENAI: Dialect = Dialect { compat: false };
+    pub(crate) const OPENAI: Dialect = Dialect { compat: false };
     /// An OpenAI-compatible server.
-    pub const COMPAT: Dialect = Dialect { compat: true };
+    pub(crate) const COMPAT: Dialect = Dialect { compat: true };
 
     /// The key of this dialect's [`crate::model::ProviderData`].
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         if self.compat {
             "openaicompat"
         } else {

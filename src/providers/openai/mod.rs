@@ -14,21 +14,21 @@ pub(crate) use crate::json::take_str;
 use crate::model::provider_data::provider_data;
 use crate::model::{FinishReason, Usage};
 
-pub mod compat;
-pub mod error;
-pub mod request;
-pub mod response;
-pub mod stream;
+pub(crate) mod compat;
+pub(crate) mod error;
+pub(crate) mod request;
+pub(crate) mod response;
+pub(crate) mod stream;
 
 mod fast;
 
-pub use compat::Dialect;
+pub(crate) use compat::Dialect;
 
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// Maps `finish_reason` to the neutral reason.
-pub fn map_finish_reason(raw: &str) -> FinishReason {
+pub(crate) fn map_finish_reason(raw: &str) -> FinishReason {
     match raw {
         "stop" | "eos" | "end_turn" | "stop_sequence" => FinishReason::Stop,
         "length" | "max_tokens" | "model_length" => FinishReason::Length,

@@ -29,7 +29,7 @@ pub(super) struct Tracked {
 
 /// The frame decoder for OpenAI and OpenAI-compatible streams.
 #[derive(Debug)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     dialect: Dialect,
     pub(super) calls: Vec<Tracked>,
     next_slot: usize,
@@ -39,7 +39,7 @@ pub struct Decoder {
 
 impl Decoder {
     /// A decoder for `dialect`.
-    pub fn new(dialect: Dialect) -> Self {
+    pub(crate) fn new(dialect: Dialect) -> Self {
         Decoder {
             dialect,
             calls: Vec::new(),
