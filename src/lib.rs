@@ -42,7 +42,7 @@ pub use providers::{
     decode_error, decode_response, encode_request, object_schema, ClientConfig, Provider,
 };
 pub use retry::RetryPolicy;
-pub use sse::{SseDecoder, SseEvent, DEFAULT_MAX_EVENT_BYTES};
+pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;
 
 /// The Anthropic Messages adapter's constants and helpers.

@@ -22,12 +22,12 @@
 //! - An empty line dispatches the event; an event without data is dropped.
 //!
 //! One deliberate extension: at the end of the body the standard discards an
-//! event that no blank line closed. [`SseDecoder::finish`] instead dispatches
+//! event that no blank line closed. [`SseParser::finish`] instead dispatches
 //! it when its lines were complete, because real servers end with
 //! `data: [DONE]\n` and nothing after. A last line cut off without any line
 //! end is still dropped.
 //!
-//! The decoder holds at most [`SseDecoder::max_event_bytes`] of one event
+//! The decoder holds at most [`SseParser::max_event_bytes`] of one event
 //! (the pending line plus the data so far): a larger event is an
 //! [`Error::EventTooLarge`], not unbounded memory.
 
@@ -51,7 +51,7 @@ pub struct SseEvent {
 
 /// The incremental decoder: `feed` bytes as they arrive, `finish` at the end.
 #[derive(Debug)]
-pub struct SseDecoder {
+pub struct SseParser {
     /// Bytes of the line not yet ended.
     line: Vec<u8>,
     /// The last chunk ended in CR: an LF at the start of the next is part of
@@ -77,13 +77,13 @@ pub struct SseDecoder {
 /// its memory for the rest of the stream).
 const MAX_SPARE: usize = 64 * 1024;
 
-impl Default for SseDecoder {
+impl Default for SseParser {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl SseDecoder {
+impl SseParser {
     /// A decoder with the default event size limit.
     pub fn new() -> Self {
         Self::with_max_event_bytes(DEFAULT_MAX_EVENT_BYTES)
@@ -92,7 +92,7 @@ impl SseDecoder {
     /// A decoder that fails with [`Error::EventTooLarge`] once one event holds
     /// more than `limit` bytes.
     pub fn with_max_event_bytes(limit: usize) -> Self {
-        SseDecoder {
+        SseParser {
             line: Vec::new(),
             after_cr: false,
             first_line: true,
@@ -291,7 +291,7 @@ mod tests {
     use super::*;
 
     fn decode_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
-        let mut d = SseDecoder::new();
+        let mut d = SseParser::new();
         let mut out = Vec::new();
         for c in chunks {
             d.feed(c, &mut out).unwrap();
@@ -308,7 +308,7 @@ mod tests {
     /// text shows, and a huge buffer is not kept.
     #[test]
     fn recycled_buffers_are_reused_cleared() {
-        let mut d = SseDecoder::new();
+        let mut d = SseParser::new();
         let mut out = Vec::new();
         d.feed(
             b"event: a_long_event_name\ndata: first event data\n\n",
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn comments_are_ignored_and_counted() {
-        let mut d = SseDecoder::new();
+        let mut d = SseParser::new();
         let mut out = Vec::new();
         d.feed(b": OPENROUTER PROCESSING\n\n: ping\ndata: a\n\n", &mut out)
             .unwrap();
@@ -391,7 +391,7 @@ mod tests {
         // The event type resets; the id persists.
         assert_eq!(ev[1].event, None);
         assert_eq!(ev[1].id.as_deref(), Some("7"));
-        let mut d = SseDecoder::new();
+        let mut d = SseParser::new();
         d.feed(b"retry: 300\nretry: x1\n", &mut Vec::new()).unwrap();
         assert_eq!(d.retry(), Some(300));
     }
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn a_last_line_without_any_line_end_is_dropped_at_finish() {
-        let mut d = SseDecoder::new();
+        let mut d = SseParser::new();
         let mut out = Vec::new();
         d.feed(b"data: {\"a\":1}\n\ndata: {\"tru", &mut out)
             .unwrap();
@@ -435,13 +435,13 @@ mod tests {
 
     #[test]
     fn an_event_over_the_limit_is_an_error_not_unbounded_memory() {
-        let mut d = SseDecoder::with_max_event_bytes(16);
+        let mut d = SseParser::with_max_event_bytes(16);
         let mut out = Vec::new();
         d.feed(b"data: 0123456789\n", &mut out).unwrap();
         let err = d.feed(b"data: 0123456789\n", &mut out).unwrap_err();
         assert_eq!(err, Error::EventTooLarge { limit: 16 });
         // A long line without a line end hits the limit too.
-        let mut d = SseDecoder::with_max_event_bytes(16);
+        let mut d = SseParser::with_max_event_bytes(16);
         assert!(d.feed(&[b'x'; 10], &mut out).is_ok());
         assert!(d.feed(&[b'x'; 10], &mut out).is_err());
         // The decoder stays failed.
@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn the_limit_is_per_event() {
-        let mut d = SseDecoder::with_max_event_bytes(16);
+        let mut d = SseParser::with_max_event_bytes(16);
         let mut out = Vec::new();
         for _ in 0..100 {
             d.feed(b"data: 0123456789\n\n", &mut out).unwrap();

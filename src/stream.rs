@@ -4,7 +4,7 @@ use crate::accumulate::{Accumulator, Delta};
 use crate::error::Error;
 use crate::model::{Raw, Response, StreamEvent};
 use crate::providers::{FrameDecoder, Provider};
-use crate::sse::{SseDecoder, SseEvent, DEFAULT_MAX_EVENT_BYTES};
+use crate::sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 
 /// A frame kept for later events: shared already, or its text.
 #[derive(Debug)]
@@ -47,7 +47,7 @@ impl LastFrame {
 /// decoder keeps returning that error.
 #[derive(Debug)]
 pub struct StreamDecoder {
-    sse: SseDecoder,
+    sse: SseParser,
     frames: FrameDecoder,
     acc: Accumulator,
     events: Vec<SseEvent>,
@@ -73,7 +73,7 @@ impl StreamDecoder {
     /// A decoder whose SSE events may hold at most `limit` bytes each.
     pub fn with_max_event_bytes(provider: Provider, limit: usize) -> Self {
         StreamDecoder {
-            sse: SseDecoder::with_max_event_bytes(limit),
+            sse: SseParser::with_max_event_bytes(limit),
             frames: FrameDecoder::new(provider),
             acc: Accumulator::new(),
             events: Vec::new(),
@@ -185,7 +185,7 @@ impl StreamDecoder {
             }
             // Most frames (argument fragments) never reach an event: their
             // text is not copied into a shared frame unless it will be.
-            // Strings no longer needed go back to the SSE decoder for reuse.
+            // Strings no longer needed go back to the SSE parser for reuse.
             // The decoder keeps one spare: the frame's text once copied,
             // or else the frame text this one replaces.
             let (raw, spare) = if deltas.iter().any(Delta::keeps_frame) {

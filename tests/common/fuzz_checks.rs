@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-use skyl::SseDecoder;
+use skyl::SseParser;
 use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
 
 /// The provider named by `byte`.
@@ -35,7 +35,7 @@ pub fn chunks<'a>(body: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
 }
 
 fn sse_decode(chunks: &[&[u8]]) -> (Vec<skyl::SseEvent>, Result<bool, skyl::Error>) {
-    let mut d = SseDecoder::with_max_event_bytes(4096);
+    let mut d = SseParser::with_max_event_bytes(4096);
     let mut out = Vec::new();
     for c in chunks {
         if let Err(e) = d.feed(c, &mut out) {
