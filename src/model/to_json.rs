@@ -17,7 +17,7 @@ pub(crate) enum Fields {
     /// Every field, as `Serialize` writes them.
     All,
     /// Without `text`, `reasoning` and `toolCalls`, which the JS shell
-    /// derives from `message.parts` (see `JsonDecoder::feed`).
+    /// derives from `message.parts` (see `BoundaryStream::feed`).
     Compact,
 }
 

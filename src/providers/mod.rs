@@ -243,15 +243,15 @@ pub fn decode_error(
     Error::Api(Box::new(err))
 }
 
-/// The per-provider frame decoders behind one type.
+/// One stream's frame decoder: its adapter's stream state behind one type.
 #[derive(Debug)]
 pub(crate) enum FrameDecoder {
     #[cfg(feature = "openai")]
-    OpenAi(openai::stream::Decoder),
+    OpenAi(openai::stream::StreamState),
     #[cfg(feature = "anthropic")]
-    Anthropic(anthropic::stream::Decoder),
+    Anthropic(anthropic::stream::StreamState),
     #[cfg(feature = "gemini")]
-    Gemini(gemini::stream::Decoder),
+    Gemini(gemini::stream::StreamState),
     /// A provider whose adapter this build leaves out: every frame fails.
     NotBuilt(Provider),
 }
@@ -261,16 +261,18 @@ impl FrameDecoder {
         match provider {
             #[cfg(feature = "openai")]
             Provider::OpenAi => {
-                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::OPENAI))
+                FrameDecoder::OpenAi(openai::stream::StreamState::new(openai::Dialect::OPENAI))
             }
             #[cfg(feature = "openai")]
             Provider::OpenAiCompat => {
-                FrameDecoder::OpenAi(openai::stream::Decoder::new(openai::Dialect::COMPAT))
+                FrameDecoder::OpenAi(openai::stream::StreamState::new(openai::Dialect::COMPAT))
             }
             #[cfg(feature = "anthropic")]
-            Provider::Anthropic => FrameDecoder::Anthropic(anthropic::stream::Decoder::default()),
+            Provider::Anthropic => {
+                FrameDecoder::Anthropic(anthropic::stream::StreamState::default())
+            }
             #[cfg(feature = "gemini")]
-            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::Decoder::default()),
+            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::StreamState::default()),
             #[allow(unreachable_patterns)]
             other => FrameDecoder::NotBuilt(other),
         }

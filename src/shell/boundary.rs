@@ -28,11 +28,11 @@ fn push_str(s: &str, strs: &mut String, lens: &mut Vec<usize>) {
     strs.push_str(s);
 }
 
-/// Writes `ev` as JSON with its strings moved out (see [`JsonDecoder::feed`]
+/// Writes `ev` as JSON with its strings moved out (see [`BoundaryStream::feed`]
 /// for which and in what order); a `finish` event in its compact form.
 /// `calls_sent` counts the `tool_call` events written so far; returns true
 /// if this is a `finish` event whose tool-call parts' arguments were left
-/// out because they are those events' (see [`JsonDecoder::feed`]).
+/// out because they are those events' (see [`BoundaryStream::feed`]).
 fn write_event(
     mut ev: StreamEvent,
     out: &mut Vec<u8>,
@@ -116,8 +116,8 @@ fn write_event(
     args_from_events
 }
 
-/// Expands a [`JsonDecoder`] result the way the JS shell does: the events
-/// with their strings put back (see [`JsonDecoder::feed`]; `""` is a result
+/// Expands a [`BoundaryStream`] result the way the JS shell does: the events
+/// with their strings put back (see [`BoundaryStream::feed`]; `""` is a result
 /// without events). `sent` carries the arguments of the decoder's
 /// `tool_call` events from one result to the next. `None` if the result is
 /// malformed or leaves strings unused. For Rust consumers of the JSON
@@ -195,7 +195,7 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
 
 /// A stream decoder whose results are JSON.
 #[derive(Debug)]
-pub struct JsonDecoder {
+pub struct BoundaryStream {
     inner: StreamDecoder,
     provider: &'static str,
     events: Vec<StreamEvent>,
@@ -203,7 +203,7 @@ pub struct JsonDecoder {
     calls_sent: usize,
 }
 
-impl JsonDecoder {
+impl BoundaryStream {
     /// A decoder for the named provider.
     pub fn new(provider: &str, max_event_bytes: Option<usize>) -> Result<Self, String> {
         let p = provider_named(provider).map_err(|e| error_json(&e, "unknown"))?;
@@ -211,7 +211,7 @@ impl JsonDecoder {
             Some(limit) => StreamDecoder::with_max_event_bytes(p, limit),
             None => StreamDecoder::new(p),
         };
-        Ok(JsonDecoder {
+        Ok(BoundaryStream {
             inner,
             provider: p.name(),
             events: Vec::new(),
@@ -361,7 +361,7 @@ mod tests {
 
     #[test]
     fn the_decoder_reports_events_with_their_strings_then_the_end() {
-        let mut d = JsonDecoder::new("openai", None).unwrap();
+        let mut d = BoundaryStream::new("openai", None).unwrap();
         let frame = "{\"choices\":[{\"delta\":{\"content\":\"Hé 🌍 \\\"q\\\"\"}}]}";
         let out = rebuild(&d.feed(format!("data: {frame}\n\n").as_bytes()));
         assert_eq!(out["events"][0]["type"], "text");
@@ -404,7 +404,7 @@ mod tests {
                 let body = std::fs::read(&path).unwrap();
                 let p = provider_named(provider).unwrap();
                 let (events, _) = StreamDecoder::decode_all(p, &body);
-                let mut d = JsonDecoder::new(provider, None).unwrap();
+                let mut d = BoundaryStream::new(provider, None).unwrap();
                 let mut got = Vec::new();
                 let mut calls: Vec<String> = Vec::new();
                 for chunk in body.chunks(997) {
@@ -441,7 +441,7 @@ mod tests {
 
     #[test]
     fn a_decoder_that_ends_early_reports_the_partial_response() {
-        let mut d = JsonDecoder::new("openai", None).unwrap();
+        let mut d = BoundaryStream::new("openai", None).unwrap();
         assert_eq!(
             d.feed(b"data: {\"choices\":[{\"delta\":"),
             "",
@@ -452,6 +452,6 @@ mod tests {
         assert_eq!(out["error"]["name"], "StreamEndedEarlyError");
         assert_eq!(out["error"]["partial"]["text"], "Hi");
         assert_eq!(out["error"]["retryable"], false);
-        assert!(JsonDecoder::new("nope", None).is_err());
+        assert!(BoundaryStream::new("nope", None).is_err());
     }
 }

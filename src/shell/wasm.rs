@@ -49,7 +49,7 @@ pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, ran
 /// [`feed_input`](Self::feed_input).
 #[wasm_bindgen]
 pub struct Decoder {
-    inner: jsapi::JsonDecoder,
+    inner: jsapi::BoundaryStream,
     input: Vec<u8>,
     output: String,
 }
@@ -59,7 +59,7 @@ impl Decoder {
     /// A decoder for `provider`; throws the error JSON for an unknown one.
     #[wasm_bindgen(constructor)]
     pub fn new(provider: &str, max_event_bytes: Option<u32>) -> Result<Decoder, JsValue> {
-        jsapi::JsonDecoder::new(provider, max_event_bytes.map(|n| n as usize))
+        jsapi::BoundaryStream::new(provider, max_event_bytes.map(|n| n as usize))
             .map(|inner| Decoder {
                 inner,
                 input: Vec::new(),
@@ -86,7 +86,7 @@ impl Decoder {
 
     /// Feeds the first `len` bytes of the input buffer: the length of the
     /// result, `0` if the chunk completed no event (see
-    /// [`jsapi::JsonDecoder::feed`]); read it with
+    /// [`jsapi::BoundaryStream::feed`]); read it with
     /// [`take_output`](Self::take_output).
     #[wasm_bindgen(js_name = feedInput)]
     pub fn feed_input(&mut self, len: usize) -> usize {

@@ -3,11 +3,11 @@
 
 use std::borrow::Cow;
 
-use super::stream::Decoder;
+use super::stream::StreamState;
 use crate::accumulate::Delta;
 use crate::json::read::Reader;
 
-impl Decoder {
+impl StreamState {
     /// Applies a `content_block_delta` frame of text, thinking or argument
     /// JSON to a block that takes it. False, with nothing done, otherwise
     /// (the frame takes the general path).

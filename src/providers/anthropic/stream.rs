@@ -40,9 +40,9 @@ enum Block {
     Ignored,
 }
 
-/// The frame decoder for Anthropic streams.
+/// The stream state of an Anthropic stream: what its frame decoder keeps.
 #[derive(Debug, Default)]
-pub(crate) struct Decoder {
+pub(crate) struct StreamState {
     open_message: Option<String>,
     blocks: Vec<(u64, Block)>,
     usage: Map<String, Value>,
@@ -52,7 +52,7 @@ pub(crate) struct Decoder {
     held: Option<usize>,
 }
 
-impl Decoder {
+impl StreamState {
     pub(crate) fn frame(
         &mut self,
         ev: &SseEvent,

@@ -11,13 +11,13 @@ use crate::model::ProviderData;
 use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
-/// The frame decoder for Gemini streams.
+/// The stream state of a Gemini stream: what its frame decoder keeps.
 #[derive(Debug, Default)]
-pub(crate) struct Decoder {
+pub(crate) struct StreamState {
     turn: Turn,
 }
 
-impl Decoder {
+impl StreamState {
     pub(crate) fn frame(
         &mut self,
         ev: &SseEvent,

@@ -1,11 +1,11 @@
 //! The fast path: the most common chunk (text and argument fragments of
 //! calls already started) read in place, without a JSON tree.
 
-use super::stream::Decoder;
+use super::stream::StreamState;
 use crate::accumulate::Delta;
 use crate::json::read::{Reader, Seen};
 
-impl Decoder {
+impl StreamState {
     /// The fast path for the most common chunk, read in place: one choice
     /// whose delta is text and/or argument fragments of calls already
     /// started (any other field sends the chunk down the general path).

@@ -27,9 +27,10 @@ pub(super) struct Tracked {
     named: bool,
 }
 
-/// The frame decoder for OpenAI and OpenAI-compatible streams.
+/// The stream state of an OpenAI or OpenAI-compatible stream: what its
+/// frame decoder keeps.
 #[derive(Debug)]
-pub(crate) struct Decoder {
+pub(crate) struct StreamState {
     dialect: Dialect,
     pub(super) calls: Vec<Tracked>,
     next_slot: usize,
@@ -37,10 +38,10 @@ pub(crate) struct Decoder {
     reasoning_announced: bool,
 }
 
-impl Decoder {
+impl StreamState {
     /// A decoder for `dialect`.
     pub(crate) fn new(dialect: Dialect) -> Self {
-        Decoder {
+        StreamState {
             dialect,
             calls: Vec::new(),
             next_slot: 0,

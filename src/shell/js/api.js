@@ -183,7 +183,7 @@ function completeResponse(r) {
  * concatenated, `lens` giving each one's length: every event's `raw`, the
  * `text` of text and reasoning events, a tool call's `arguments` and, in a
  * finish event, the text and arguments of the message's parts, in that
- * order (see `JsonDecoder::feed` in src/jsapi.rs). They are empty in the
+ * order (see `BoundaryStream::feed` in src/jsapi.rs). They are empty in the
  * JSON and sliced in here: never escaped into JSON or parsed back out. With
  * `argsFromEvents`, the finish message's tool-call arguments are those of
  * the decoder's tool_call events, in order (`sent`, kept across results).
