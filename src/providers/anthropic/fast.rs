@@ -15,7 +15,7 @@ impl StreamState {
         if !data.starts_with(r#"{"type":"content_block_delta""#) {
             return false;
         }
-        if let Some((index, kind, value)) = quick_delta(data) {
+        if let Some((index, kind, value)) = fast_delta(data) {
             if self.accepts(index, kind) {
                 self.simple_delta(index, value.into_owned(), out);
                 return true;
@@ -29,7 +29,7 @@ impl StreamState {
 /// argument JSON, read in place instead of through a JSON tree: the block
 /// index, the delta type and its value. `None` (the general path) for
 /// anything else, or a field given twice.
-fn quick_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
+fn fast_delta(data: &str) -> Option<(u64, &str, Cow<'_, str>)> {
     let mut r = Reader::new(data);
     let (mut kind, mut index, mut delta) = (None, None, None);
     r.object(|r, key| match key {

@@ -7,10 +7,10 @@ use super::stream::{end_call, signature_data, text_delta, Turn};
 use crate::accumulate::Delta;
 use crate::json::read::{Reader, Seen};
 
-/// A frame of text and whole calls, read in place; see [`Turn::quick`]:
+/// A frame of text and whole calls, read in place; see [`Turn::fast`]:
 /// one candidate, no finish reason, prompt feedback or error.
-struct QuickFrame<'a> {
-    parts: Vec<QuickPart<'a>>,
+struct FastFrame<'a> {
+    parts: Vec<FastPart<'a>>,
     usage_metadata: Option<&'a str>,
     model_version: Option<Cow<'a, str>>,
     response_id: Option<Cow<'a, str>>,
@@ -18,16 +18,16 @@ struct QuickFrame<'a> {
 
 /// Text (or thought text) without a signature, or a whole call.
 #[derive(Default)]
-struct QuickPart<'a> {
+struct FastPart<'a> {
     text: Option<Cow<'a, str>>,
     thought: Option<bool>,
-    function_call: Option<QuickCall<'a>>,
+    function_call: Option<FastCall<'a>>,
     thought_signature: Option<Cow<'a, str>>,
 }
 
 /// A call given whole: a name and `args` (kept as text, canonical), nothing
 /// streamed.
-struct QuickCall<'a> {
+struct FastCall<'a> {
     name: Cow<'a, str>,
     id: Option<Cow<'a, str>>,
     args: Option<&'a str>,
@@ -45,13 +45,13 @@ fn nullable<'a, T>(
     }
 }
 
-impl<'a> QuickFrame<'a> {
+impl<'a> FastFrame<'a> {
     /// `None` (the general path) for any other frame, or a field given
     /// twice (the general path decides what that means).
     fn read(data: &'a str) -> Option<Self> {
         let mut r = Reader::new(data);
         let mut seen = Seen::default();
-        let mut frame = QuickFrame {
+        let mut frame = FastFrame {
             parts: Vec::new(),
             usage_metadata: None,
             model_version: None,
@@ -89,7 +89,7 @@ impl<'a> QuickFrame<'a> {
         (candidates == 1 && r.at_end()).then_some(frame)
     }
 
-    fn candidate(r: &mut Reader<'a>, parts: &mut Vec<QuickPart<'a>>) -> Option<()> {
+    fn candidate(r: &mut Reader<'a>, parts: &mut Vec<FastPart<'a>>) -> Option<()> {
         let mut seen = Seen::default();
         r.object(|r, key| match key {
             "content" => {
@@ -114,8 +114,8 @@ impl<'a> QuickFrame<'a> {
         seen.has(0).then_some(())
     }
 
-    fn part(r: &mut Reader<'a>) -> Option<QuickPart<'a>> {
-        let mut part = QuickPart::default();
+    fn part(r: &mut Reader<'a>) -> Option<FastPart<'a>> {
+        let mut part = FastPart::default();
         let mut seen = Seen::default();
         r.object(|r, key| match key {
             "text" => {
@@ -143,7 +143,7 @@ impl<'a> QuickFrame<'a> {
         Some(part)
     }
 
-    fn call(r: &mut Reader<'a>) -> Option<QuickCall<'a>> {
+    fn call(r: &mut Reader<'a>) -> Option<FastCall<'a>> {
         let (mut name, mut id, mut args) = (None, None, None);
         let mut seen = Seen::default();
         r.object(|r, key| match key {
@@ -166,7 +166,7 @@ impl<'a> QuickFrame<'a> {
             }
             _ => None,
         })?;
-        Some(QuickCall {
+        Some(FastCall {
             name: name?,
             id,
             args,
@@ -174,9 +174,9 @@ impl<'a> QuickFrame<'a> {
     }
 }
 
-impl QuickPart<'_> {
+impl FastPart<'_> {
     /// Whether the general path would read this part as the fast path does.
-    fn is_quick(&self) -> bool {
+    fn is_fast(&self) -> bool {
         match &self.function_call {
             // The arguments' text is passed on as it came only when it is
             // the text the general path writes back for them.
@@ -196,11 +196,11 @@ impl Turn {
     /// are plain text, thought text or whole calls, nothing else (no text
     /// signature, streamed call, finish, feedback or error). False, with
     /// nothing done, otherwise.
-    pub(crate) fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
-        let Some(frame) = QuickFrame::read(data) else {
+    pub(crate) fn fast(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
+        let Some(frame) = FastFrame::read(data) else {
             return false;
         };
-        if !frame.parts.iter().all(QuickPart::is_quick)
+        if !frame.parts.iter().all(FastPart::is_fast)
             || (self.streamed.is_some() && frame.parts.iter().any(|p| p.function_call.is_some()))
         {
             return false;

@@ -26,7 +26,7 @@ impl StreamState {
         if ev.data.trim().is_empty() {
             return Ok(());
         }
-        if crate::providers::fast_paths() && self.turn.quick(&ev.data, out) {
+        if crate::providers::fast_paths() && self.turn.fast(&ev.data, out) {
             return Ok(());
         }
         let body = crate::json::read::parse(&ev.data)
@@ -467,12 +467,12 @@ mod tests {
         use crate::providers::gemini::Turn;
         let frame = r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"Paris","days":3}},"thoughtSignature":"c2ln"}]},"index":0}],"modelVersion":"m"}"#;
         let mut out = Vec::new();
-        assert!(Turn::default().quick(frame, &mut out));
+        assert!(Turn::default().fast(frame, &mut out));
         assert!(out.iter().any(|d| matches!(d,
             crate::accumulate::Delta::ToolArgsWhole { arguments, .. } if arguments == r#"{"city":"Paris","days":3}"#)));
         let pretty = frame.replace(r#""days":3"#, r#""days": 3"#);
         assert!(
-            !Turn::default().quick(&pretty, &mut Vec::new()),
+            !Turn::default().fast(&pretty, &mut Vec::new()),
             "not canonical: general path"
         );
         assert_eq!(fast_equals_general(&sse(&[frame, &pretty])), Ok(()));

@@ -10,9 +10,9 @@ impl StreamState {
     /// whose delta is text and/or argument fragments of calls already
     /// started (any other field sends the chunk down the general path).
     /// False, with nothing done, otherwise.
-    pub(super) fn quick(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
+    pub(super) fn fast(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
         let mark = out.len();
-        let read = self.quick_chunk(data, mark, out);
+        let read = self.fast_chunk(data, mark, out);
         if read.is_none() {
             out.truncate(mark);
         }
@@ -21,7 +21,7 @@ impl StreamState {
 
     /// Reads the chunk, pushing its deltas after `mark` (the text, found
     /// in any key order, goes first as on the general path).
-    fn quick_chunk(&self, data: &str, mark: usize, out: &mut Vec<Delta>) -> Option<()> {
+    fn fast_chunk(&self, data: &str, mark: usize, out: &mut Vec<Delta>) -> Option<()> {
         let mut r = Reader::new(data);
         let mut text = None;
         let mut seen = Seen::default();
@@ -34,7 +34,7 @@ impl StreamState {
                     if n > 1 {
                         return None;
                     }
-                    self.quick_choice(r, &mut text, out)
+                    self.fast_choice(r, &mut text, out)
                 })?;
                 (n == 1).then_some(())
             }
@@ -53,7 +53,7 @@ impl StreamState {
         Some(())
     }
 
-    fn quick_choice(
+    fn fast_choice(
         &self,
         r: &mut Reader,
         text: &mut Option<String>,
@@ -63,7 +63,7 @@ impl StreamState {
         r.object(|r, key| match key {
             "delta" => {
                 seen.once(0)?;
-                self.quick_delta(r, text, out)
+                self.fast_delta(r, text, out)
             }
             "finish_reason" => seen.once(1).filter(|()| r.null()),
             _ => r.skip(),
@@ -72,7 +72,7 @@ impl StreamState {
     }
 
     /// Only `content`, `tool_calls` and `role` (repeated by some servers).
-    fn quick_delta(
+    fn fast_delta(
         &self,
         r: &mut Reader,
         text: &mut Option<String>,
@@ -92,7 +92,7 @@ impl StreamState {
                 if r.null() {
                     return Some(());
                 }
-                r.array(|r| self.quick_call(r, out))
+                r.array(|r| self.fast_call(r, out))
             }
             "role" => seen.once(2).and_then(|()| r.skip()),
             _ => None,
@@ -102,7 +102,7 @@ impl StreamState {
     /// `{"index": n, "function": {"arguments": "..."}}` of a call being
     /// tracked on that index (one call per index: a reused index needs the
     /// general path's rules).
-    fn quick_call(&self, r: &mut Reader, out: &mut Vec<Delta>) -> Option<()> {
+    fn fast_call(&self, r: &mut Reader, out: &mut Vec<Delta>) -> Option<()> {
         let mut seen = Seen::default();
         let mut index = None;
         let mut fragment = None;

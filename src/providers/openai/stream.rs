@@ -67,7 +67,7 @@ impl StreamState {
             out.push(Delta::Terminal);
             return Ok(());
         }
-        if self.meta_seen && crate::providers::fast_paths() && self.quick(data, out) {
+        if self.meta_seen && crate::providers::fast_paths() && self.fast(data, out) {
             return Ok(());
         }
         // Read as a `Value`: a typed `Map` would link serde's type-error
