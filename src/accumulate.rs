@@ -65,8 +65,8 @@ pub(crate) enum Delta {
     ToolEndAll,
     /// Tool call `slot` cannot complete (e.g. a bad argument path).
     ToolAbort { slot: usize, reason: String },
-    /// A provider block kept whole for replay.
-    Opaque { provider: &'static str, data: Value },
+    /// A provider block kept whole for replay: a [`Part::Provider`].
+    ProviderPart { provider: &'static str, data: Value },
     /// Refusal text.
     Refusal(String),
     /// The usage so far (replaces the previous value).
@@ -113,7 +113,7 @@ impl Delta {
             | Delta::ToolStart { .. }
             | Delta::ToolArgs { .. }
             | Delta::ToolArgsWhole { .. }
-            | Delta::Opaque { .. }
+            | Delta::ProviderPart { .. }
             | Delta::Refusal(_)
             | Delta::Finish { .. }
             | Delta::Terminal
@@ -275,7 +275,7 @@ impl Accumulator {
                     self.end_call(call, raw, out);
                 }
             }
-            Delta::Opaque { provider, data } => {
+            Delta::ProviderPart { provider, data } => {
                 self.close_parts();
                 self.response.message.parts.push(Part::Provider {
                     provider: provider.to_string(),

@@ -169,22 +169,22 @@ pub(crate) struct Turns {
     /// The system prompt: `system` and every system message, joined.
     pub system: Option<String>,
     /// (wire role, encoded parts); consecutive turns of one role merged.
-    pub turns: Vec<(&'static str, Vec<Block>)>,
+    pub turns: Vec<(&'static str, Vec<EncodedPart>)>,
 }
 
 /// One encoded part: its JSON text, and whether it must open a user turn
 /// (Anthropic's tool results).
-pub(crate) struct Block {
+pub(crate) struct EncodedPart {
     /// The part as a JSON object.
     pub json: String,
     /// Sorted to the front of a user turn.
     pub lead: bool,
 }
 
-impl Block {
+impl EncodedPart {
     /// A block written by `write`, in no particular place.
     pub(crate) fn new(write: impl FnOnce(&mut write::Obj)) -> Self {
-        Block {
+        EncodedPart {
             json: write::object_text(write),
             lead: false,
         }
@@ -196,10 +196,10 @@ impl Block {
 pub(crate) fn group_turns(
     req: &Request,
     assistant_role: &'static str,
-    mut encode: impl FnMut(&Message, &Part) -> Result<Option<Block>, String>,
+    mut encode: impl FnMut(&Message, &Part) -> Result<Option<EncodedPart>, String>,
 ) -> Result<Turns, Error> {
     let mut system: Vec<String> = req.system.iter().cloned().collect();
-    let mut turns: Vec<(&'static str, Vec<Block>)> = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<EncodedPart>)> = Vec::new();
     for (m, msg) in req.messages.iter().enumerate() {
         let role = match msg.role {
             Role::System => {
@@ -234,7 +234,7 @@ pub(crate) fn write_turns(
     body: &mut write::Obj,
     key: &str,
     parts_key: &str,
-    turns: &[(&'static str, Vec<Block>)],
+    turns: &[(&'static str, Vec<EncodedPart>)],
 ) {
     let mut list = body.array(key);
     for (role, blocks) in turns {

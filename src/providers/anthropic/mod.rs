@@ -131,7 +131,7 @@ pub(crate) fn block_deltas(block: Value, slot: usize, out: &mut Vec<Delta>) {
             });
             out.push(Delta::ToolEnd { slot });
         }
-        _ => out.push(Delta::Opaque {
+        _ => out.push(Delta::ProviderPart {
             provider: NAME,
             data: Value::Object(b),
         }),

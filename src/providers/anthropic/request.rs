@@ -9,8 +9,8 @@ use crate::model::{Message, Part, Role, ToolChoice, ToolChoiceMode};
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
-    group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
-    Encoded, ImageSource, Turns,
+    group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput, Encoded,
+    EncodedPart, ImageSource, Turns,
 };
 
 /// Encodes the request for the Messages API.
@@ -42,7 +42,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             // Tool results must open the user turn that answers the calls;
             // the order within each group is kept (a stable partition: a
             // sort would link 4 KB of driftsort into the wasm).
-            let (mut lead, rest): (Vec<Block>, Vec<Block>) =
+            let (mut lead, rest): (Vec<EncodedPart>, Vec<EncodedPart>) =
                 std::mem::take(content).into_iter().partition(|b| b.lead);
             lead.extend(rest);
             *content = lead;
@@ -102,7 +102,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 }
 
 /// The block for one part, `None` for parts Anthropic has no place for.
-fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
+fn encode_part(msg: &Message, part: &Part) -> Result<Option<EncodedPart>, String> {
     Ok(Some(match part {
         // Anthropic refuses a text block with only whitespace (which it
         // sends itself, e.g. "\n\n" before a tool_use).
@@ -110,7 +110,7 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         Part::Text {
             text,
             provider_data,
-        } => Block::new(|b| {
+        } => EncodedPart::new(|b| {
             b.str("type", "text").str("text", text);
             // Its sources, as they came (see `citations` in the decoder).
             if let Some(list) = provider_data
@@ -134,7 +134,7 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
             ..
         } => {
             let input = tool_input(arguments)?;
-            Block::new(|b| {
+            EncodedPart::new(|b| {
                 b.str("type", "tool_use")
                     .str("id", &tool_id(id))
                     .str("name", name)
@@ -146,9 +146,9 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
             content,
             is_error,
             ..
-        } => Block {
+        } => EncodedPart {
             lead: true,
-            ..Block::new(|b| {
+            ..EncodedPart::new(|b| {
                 // An error result may not be empty.
                 let content = if content.trim().is_empty() && *is_error {
                     "the tool failed without a message"
@@ -166,14 +166,14 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         Part::Reasoning {
             redacted: Some(data),
             ..
-        } => Block::new(|b| {
+        } => EncodedPart::new(|b| {
             b.str("type", "redacted_thinking").str("data", data);
         }),
         Part::Reasoning {
             text,
             signature: Some(sig),
             ..
-        } if msg.role == Role::Assistant => Block::new(|b| {
+        } if msg.role == Role::Assistant => EncodedPart::new(|b| {
             b.str("type", "thinking")
                 .str("thinking", text)
                 .str("signature", sig);
@@ -182,7 +182,7 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<Block>, String> {
         // verified by Anthropic and would be rejected: left out.
         Part::Reasoning { .. } => return Ok(None),
         // A replayed block goes first too if it is a tool result.
-        Part::Provider { provider, data } if provider == NAME => Block {
+        Part::Provider { provider, data } if provider == NAME => EncodedPart {
             json: crate::json::json_text(data),
             lead: data.get("type").and_then(Value::as_str) == Some("tool_result"),
         },
@@ -222,9 +222,9 @@ fn image_block(
     url: Option<&str>,
     data: Option<&str>,
     media_type: Option<&str>,
-) -> Result<Block, String> {
+) -> Result<EncodedPart, String> {
     let source = image_source(url, data, media_type)?;
-    Ok(Block::new(|b| {
+    Ok(EncodedPart::new(|b| {
         b.str("type", "image");
         let mut s = b.object("source");
         match source {

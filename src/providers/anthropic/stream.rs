@@ -23,7 +23,7 @@ use crate::providers::FrameFailure;
 use crate::sse::SseEvent;
 
 #[derive(Debug)]
-enum Block {
+enum OpenBlock {
     Text,
     Thinking,
     ToolUse {
@@ -33,7 +33,7 @@ enum Block {
     },
     /// A block kept whole (server tools, compaction, ...), built up from its
     /// start and deltas.
-    Opaque {
+    ProviderPart {
         block: Map<String, Value>,
         json: String,
     },
@@ -44,7 +44,7 @@ enum Block {
 #[derive(Debug, Default)]
 pub(crate) struct StreamState {
     open_message: Option<String>,
-    blocks: Vec<(u64, Block)>,
+    blocks: Vec<(u64, OpenBlock)>,
     usage: Map<String, Value>,
     next_slot: usize,
     /// The slot of a stopped `tool_use` block whose end waits for the next
@@ -208,7 +208,7 @@ impl StreamState {
                 if let Some(Value::String(t)) = block.remove("text") {
                     out.push(Delta::Text(t));
                 }
-                Block::Text
+                OpenBlock::Text
             }
             "thinking" => {
                 out.push(Delta::Break);
@@ -220,11 +220,11 @@ impl StreamState {
                 {
                     out.push(Delta::ReasoningSignature(s));
                 }
-                Block::Thinking
+                OpenBlock::Thinking
             }
             "redacted_thinking" => {
                 block_deltas(Value::Object(block), 0, out);
-                Block::Ignored
+                OpenBlock::Ignored
             }
             "tool_use" => {
                 let slot = self.slot();
@@ -234,7 +234,7 @@ impl StreamState {
                     name: take_str(&mut block, "name"),
                     data: None,
                 });
-                Block::ToolUse {
+                OpenBlock::ToolUse {
                     slot,
                     start_input: block
                         .remove("input")
@@ -242,7 +242,7 @@ impl StreamState {
                     got_json: false,
                 }
             }
-            _ => Block::Opaque {
+            _ => OpenBlock::ProviderPart {
                 block,
                 json: String::new(),
             },
@@ -290,24 +290,26 @@ impl StreamState {
             _ => String::new(),
         };
         match (kind.as_str(), block) {
-            ("signature_delta", Block::Thinking) => {
+            ("signature_delta", OpenBlock::Thinking) => {
                 out.push(Delta::ReasoningSignature(take("signature")));
             }
-            ("input_json_delta", Block::Opaque { json, .. }) => {
+            ("input_json_delta", OpenBlock::ProviderPart { json, .. }) => {
                 json.push_str(&take("partial_json"))
             }
-            ("text_delta", Block::Opaque { block, .. }) => append(block, "text", &take("text")),
-            ("compaction_delta", Block::Opaque { block, .. }) => {
+            ("text_delta", OpenBlock::ProviderPart { block, .. }) => {
+                append(block, "text", &take("text"))
+            }
+            ("compaction_delta", OpenBlock::ProviderPart { block, .. }) => {
                 append(block, "content", &take("content"));
             }
-            ("citations_delta", Block::Opaque { block, .. }) => {
+            ("citations_delta", OpenBlock::ProviderPart { block, .. }) => {
                 if let Some(c) = delta.remove("citation") {
                     push_array(block, "citations", c);
                 }
             }
             // A text block's sources (web search, documents): kept on the
             // text part, in order, and sent back on replay.
-            ("citations_delta", Block::Text) => {
+            ("citations_delta", OpenBlock::Text) => {
                 if let Some(c) = delta.remove("citation") {
                     out.push(citations(vec![c]));
                 }
@@ -318,7 +320,7 @@ impl StreamState {
                 kind @ ("text_delta" | "thinking_delta" | "input_json_delta" | "signature_delta"
                 | "citations_delta"),
                 block,
-            ) if !matches!(block, Block::Ignored) => out.push(Delta::Warning {
+            ) if !matches!(block, OpenBlock::Ignored) => out.push(Delta::Warning {
                 code: "mismatched_delta",
                 message: format!("a {kind} for block {index}, which is of another kind: ignored"),
             }),
@@ -334,9 +336,9 @@ impl StreamState {
             *i == index
                 && matches!(
                     (kind, b),
-                    ("text_delta", Block::Text)
-                        | ("thinking_delta", Block::Thinking)
-                        | ("input_json_delta", Block::ToolUse { .. })
+                    ("text_delta", OpenBlock::Text)
+                        | ("thinking_delta", OpenBlock::Thinking)
+                        | ("input_json_delta", OpenBlock::ToolUse { .. })
                 )
         })
     }
@@ -348,9 +350,9 @@ impl StreamState {
             return;
         };
         match block {
-            Block::Text => out.push(Delta::Text(value)),
-            Block::Thinking => out.push(Delta::Reasoning(value)),
-            Block::ToolUse { slot, got_json, .. } => {
+            OpenBlock::Text => out.push(Delta::Text(value)),
+            OpenBlock::Thinking => out.push(Delta::Reasoning(value)),
+            OpenBlock::ToolUse { slot, got_json, .. } => {
                 if !value.is_empty() {
                     *got_json = true;
                     out.push(Delta::ToolArgs {
@@ -359,7 +361,7 @@ impl StreamState {
                     });
                 }
             }
-            Block::Opaque { .. } | Block::Ignored => {}
+            OpenBlock::ProviderPart { .. } | OpenBlock::Ignored => {}
         }
     }
 
@@ -373,7 +375,7 @@ impl StreamState {
         };
         let (_, block) = self.blocks.remove(pos);
         match block {
-            Block::ToolUse {
+            OpenBlock::ToolUse {
                 slot,
                 start_input,
                 got_json,
@@ -389,18 +391,18 @@ impl StreamState {
                 self.release(out);
                 self.held = Some(slot);
             }
-            Block::Thinking | Block::Text => out.push(Delta::Break),
-            Block::Opaque { mut block, json } => {
+            OpenBlock::Thinking | OpenBlock::Text => out.push(Delta::Break),
+            OpenBlock::ProviderPart { mut block, json } => {
                 if !json.is_empty() {
                     let input = crate::json::read::parse(&json).unwrap_or(Value::String(json));
                     block.insert("input".into(), input);
                 }
-                out.push(Delta::Opaque {
+                out.push(Delta::ProviderPart {
                     provider: NAME,
                     data: Value::Object(block),
                 });
             }
-            Block::Ignored => {}
+            OpenBlock::Ignored => {}
         }
     }
 }

@@ -3,11 +3,11 @@
 
 use std::borrow::Cow;
 
-use super::stream::{end_call, signature_data, text_delta, Turn};
+use super::stream::{end_call, signature_data, text_delta, TurnState};
 use crate::accumulate::Delta;
 use crate::json::read::{Reader, Seen};
 
-/// A frame of text and whole calls, read in place; see [`Turn::fast`]:
+/// A frame of text and whole calls, read in place; see [`TurnState::fast`]:
 /// one candidate, no finish reason, prompt feedback or error.
 struct FastFrame<'a> {
     parts: Vec<FastPart<'a>>,
@@ -191,7 +191,7 @@ impl FastPart<'_> {
     }
 }
 
-impl Turn {
+impl TurnState {
     /// The fast path for the most common frames: one candidate whose parts
     /// are plain text, thought text or whole calls, nothing else (no text
     /// signature, streamed call, finish, feedback or error). False, with

@@ -24,7 +24,7 @@ pub(crate) mod stream;
 mod fast;
 mod partial_args;
 
-pub(crate) use stream::Turn;
+pub(crate) use stream::TurnState;
 
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";

@@ -10,8 +10,8 @@ use crate::json::json_text;
 use crate::json::write::Out;
 use crate::model::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
-    group_turns, image_source, join_url, tool_declaration, write_turns, Block, EncodeInput,
-    Encoded, ImageSource, Turns,
+    group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput, Encoded,
+    EncodedPart, ImageSource, Turns,
 };
 
 /// Encodes the request for the Gemini API. Streaming always asks for SSE
@@ -154,7 +154,7 @@ fn encode_part(
     part: &Part,
     placeholder: bool,
     call_names: &HashMap<&str, &str>,
-) -> Result<Option<Block>, String> {
+) -> Result<Option<EncodedPart>, String> {
     Ok(Some(match part {
         Part::Text {
             text,
@@ -164,7 +164,7 @@ fn encode_part(
             if sig.is_none() && text.is_empty() {
                 return Ok(None);
             }
-            Block::new(|p| {
+            EncodedPart::new(|p| {
                 p.str("text", text);
                 if let Some(sig) = sig {
                     p.value("thoughtSignature", sig);
@@ -176,7 +176,7 @@ fn encode_part(
             provider_data,
             ..
         } => match signature(provider_data) {
-            Some(sig) => Block::new(|p| {
+            Some(sig) => EncodedPart::new(|p| {
                 p.str("text", text)
                     .bool("thought", true)
                     .value("thoughtSignature", sig);
@@ -205,7 +205,7 @@ fn encode_part(
                     Err(e) => return Err(format!("tool-call arguments are not valid JSON: {e}")),
                 }
             };
-            Block::new(|p| {
+            EncodedPart::new(|p| {
                 let mut call = p.object("functionCall");
                 if !is_synthetic_id(id, name) {
                     call.str("id", id);
@@ -230,7 +230,7 @@ fn encode_part(
                 .copied()
                 .or_else(|| call_id.split_once('#').map(|(n, _)| n))
                 .unwrap_or(call_id);
-            Block::new(|p| {
+            EncodedPart::new(|p| {
                 let mut r = p.object("functionResponse");
                 if !is_synthetic_id(call_id, name) {
                     r.str("id", call_id);
@@ -249,7 +249,7 @@ fn encode_part(
                 }
                 other => json_text(other),
             };
-            Block { json, lead: false }
+            EncodedPart { json, lead: false }
         }
         Part::Provider { .. } => return Ok(None),
     }))
@@ -259,9 +259,9 @@ fn image_part(
     url: Option<&str>,
     data: Option<&str>,
     media_type: Option<&str>,
-) -> Result<Block, String> {
+) -> Result<EncodedPart, String> {
     let source = image_source(url, data, media_type)?;
-    Ok(Block::new(|p| match source {
+    Ok(EncodedPart::new(|p| match source {
         ImageSource::Url { url, media_type } => {
             let mut file = p.object("fileData");
             if let Some(m) = media_type {

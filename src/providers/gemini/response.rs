@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::Turn;
+use super::TurnState;
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
 
@@ -18,7 +18,7 @@ pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
         });
     }
     let mut out = Vec::new();
-    Turn::default().response(body.clone(), &mut out)?;
+    TurnState::default().response(body.clone(), &mut out)?;
     let answered = body
         .get("candidates")
         .and_then(Value::as_array)

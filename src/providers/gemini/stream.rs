@@ -14,7 +14,7 @@ use crate::sse::SseEvent;
 /// The stream state of a Gemini stream: what its frame decoder keeps.
 #[derive(Debug, Default)]
 pub(crate) struct StreamState {
-    turn: Turn,
+    turn: TurnState,
 }
 
 impl StreamState {
@@ -45,7 +45,7 @@ pub(super) struct StreamedCall {
 /// The state that spans the candidates of one turn: call ids and the call
 /// being streamed. A non-streaming body uses a fresh one.
 #[derive(Debug, Default)]
-pub(crate) struct Turn {
+pub(crate) struct TurnState {
     names: Vec<(String, u32)>,
     next_slot: usize,
     pub(super) streamed: Option<StreamedCall>,
@@ -58,7 +58,7 @@ pub(crate) struct Turn {
     pub(super) usage_text: Option<String>,
 }
 
-impl Turn {
+impl TurnState {
     /// The id for a call: the wire id, else a unique id derived from the name.
     pub(super) fn call_id(&mut self, wire: Option<&str>, name: &str) -> String {
         if let Some(id) = wire.filter(|s| !s.is_empty()) {
@@ -193,7 +193,7 @@ impl Turn {
             part.insert("thoughtSignature".into(), Value::String(sig));
         }
         if !part.is_empty() {
-            out.push(Delta::Opaque {
+            out.push(Delta::ProviderPart {
                 provider: NAME,
                 data: Value::Object(part),
             });
@@ -305,11 +305,11 @@ pub(super) fn text_delta(thought: bool, text: String) -> Delta {
 
 #[cfg(test)]
 mod tests {
-    use super::Turn;
+    use super::TurnState;
 
     #[test]
     fn repeated_names_get_unique_ids() {
-        let mut t = Turn::default();
+        let mut t = TurnState::default();
         assert_eq!(t.call_id(None, "f"), "f");
         assert_eq!(t.call_id(None, "f"), "f#2");
         assert_eq!(t.call_id(Some(""), "g"), "g");
@@ -464,15 +464,15 @@ mod tests {
 
     #[test]
     fn a_recorded_call_takes_the_fast_path() {
-        use crate::providers::gemini::Turn;
+        use crate::providers::gemini::TurnState;
         let frame = r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"Paris","days":3}},"thoughtSignature":"c2ln"}]},"index":0}],"modelVersion":"m"}"#;
         let mut out = Vec::new();
-        assert!(Turn::default().fast(frame, &mut out));
+        assert!(TurnState::default().fast(frame, &mut out));
         assert!(out.iter().any(|d| matches!(d,
             crate::accumulate::Delta::ToolArgsWhole { arguments, .. } if arguments == r#"{"city":"Paris","days":3}"#)));
         let pretty = frame.replace(r#""days":3"#, r#""days": 3"#);
         assert!(
-            !Turn::default().fast(&pretty, &mut Vec::new()),
+            !TurnState::default().fast(&pretty, &mut Vec::new()),
             "not canonical: general path"
         );
         assert_eq!(fast_equals_general(&sse(&[frame, &pretty])), Ok(()));
