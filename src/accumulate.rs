@@ -133,7 +133,7 @@ pub(crate) struct Accumulator {
     generated_ids: u32,
     terminal: bool,
     emitted: bool,
-    usage_raw: Option<Raw>,
+    usage_frame: Option<Raw>,
 }
 
 impl Accumulator {
@@ -291,7 +291,7 @@ impl Accumulator {
             Delta::Usage(usage) => {
                 if usage != self.response.usage {
                     self.response.usage = usage;
-                    self.usage_raw = Some(raw.clone());
+                    self.usage_frame = Some(raw.clone());
                 }
             }
             Delta::Finish { raw: r, reason } => {
@@ -533,12 +533,12 @@ impl Accumulator {
         self.abandon_open_calls("the turn ended before the call was complete", raw, out);
         self.settle();
         if self.response.usage != Usage::default() {
-            let usage_raw = self.usage_raw.clone().unwrap_or_else(|| raw.clone());
+            let usage_frame = self.usage_frame.clone().unwrap_or_else(|| raw.clone());
             self.push(
                 out,
                 StreamEvent::Usage {
                     usage: self.response.usage.clone(),
-                    raw: usage_raw,
+                    raw: usage_frame,
                 },
             );
         }

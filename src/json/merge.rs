@@ -41,7 +41,7 @@ pub(crate) fn merged(body: &str, from: &Map<String, Value>) -> Option<String> {
     let mut out = Out::default();
     let mut o = out.object();
     for (k, v) in &members {
-        o.key(k).raw(v);
+        o.key(k).json(v);
     }
     drop(o);
     out.finish()

@@ -171,7 +171,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Any value (checked), as its text.
-    pub(crate) fn raw(&mut self) -> Option<&'a str> {
+    pub(crate) fn value_text(&mut self) -> Option<&'a str> {
         self.ws();
         let start = self.at;
         self.skip()?;

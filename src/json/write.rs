@@ -34,7 +34,7 @@ impl Out {
     }
 
     /// Text that is already JSON.
-    pub(crate) fn raw(&mut self, text: &str) {
+    pub(crate) fn json(&mut self, text: &str) {
         self.buf.extend_from_slice(text.as_bytes());
     }
 
@@ -281,7 +281,7 @@ impl<'a> Arr<'a> {
     }
 
     /// An element that is already JSON text.
-    pub(crate) fn raw(&mut self, text: &str) {
+    pub(crate) fn json(&mut self, text: &str) {
         self.item().buf.extend_from_slice(text.as_bytes());
     }
 
@@ -328,7 +328,7 @@ mod tests {
                 o.strs("list", &[s.clone(), String::new()]);
                 let mut a = o.array("a");
                 a.str(&s);
-                a.raw("[1]");
+                a.json("[1]");
                 a.object().value("v", &serde_json::json!({"k": [s.clone()]}));
             }
             let want = serde_json::json!({

@@ -242,7 +242,7 @@ pub(crate) fn write_turns(
         turn.str("role", role);
         let mut parts = turn.array(parts_key);
         for b in blocks {
-            parts.raw(&b.json);
+            parts.json(&b.json);
         }
     }
 }

@@ -48,11 +48,11 @@ fn write_event(
         // `{"type":"text"|"reasoning","text":..,"raw":..}`).
         StreamEvent::Text { text, .. } => {
             push_str(&text, strs, lens);
-            w.raw("0");
+            w.json("0");
         }
         StreamEvent::Reasoning { text, .. } => {
             push_str(&text, strs, lens);
-            w.raw("1");
+            w.json("1");
         }
         StreamEvent::ToolCall { mut call, .. } => {
             push_str(&std::mem::take(&mut call.arguments), strs, lens);

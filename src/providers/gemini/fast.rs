@@ -69,7 +69,7 @@ impl<'a> FastFrame<'a> {
             }
             "usageMetadata" => {
                 seen.once(1)?;
-                frame.usage_metadata = nullable(r, Reader::raw)?;
+                frame.usage_metadata = nullable(r, Reader::value_text)?;
                 Some(())
             }
             "modelVersion" => {

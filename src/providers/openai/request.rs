@@ -187,7 +187,7 @@ fn encode_message(
                 } else {
                     let mut parts = m.array("content");
                     for c in &content {
-                        parts.raw(c);
+                        parts.json(c);
                     }
                 }
             }
