@@ -17,8 +17,8 @@
 //!   the standard's UTF-8 decode does; a character split across chunks is
 //!   decoded whole because lines are split on bytes first.
 //! - `:` lines are comments (keep-alives such as `: OPENROUTER PROCESSING`).
-//! - `data` lines of one event are joined with `\n`; `event`, `id` (ignored
-//!   when it contains NUL) and `retry` (digits only) are kept.
+//! - `data` lines of one event are joined with `\n`; `event` is kept;
+//!   `id` and `retry`, which serve reconnection, are ignored.
 //! - An empty line dispatches the event; an event without data is dropped.
 //!
 //! One deliberate extension: at the end of the body the standard discards an
@@ -45,8 +45,6 @@ pub struct SseEvent {
     pub event: Option<String>,
     /// The data lines joined with `\n`.
     pub data: String,
-    /// The last event id seen so far, if any.
-    pub id: Option<String>,
 }
 
 /// The incremental decoder: `feed` bytes as they arrive, `finish` at the end.
@@ -62,9 +60,6 @@ pub struct SseParser {
     event: Option<String>,
     data: String,
     has_data: bool,
-    last_id: Option<String>,
-    retry: Option<u64>,
-    comments: u64,
     max_event_bytes: usize,
     failed: bool,
     /// Buffers handed back by the consumer of the events ([`Self::recycle`]),
@@ -99,9 +94,6 @@ impl SseParser {
             event: None,
             data: String::new(),
             has_data: false,
-            last_id: None,
-            retry: None,
-            comments: 0,
             max_event_bytes: limit,
             failed: false,
             spare_data: None,
@@ -125,16 +117,6 @@ impl SseParser {
     /// The size limit for one event.
     pub fn max_event_bytes(&self) -> usize {
         self.max_event_bytes
-    }
-
-    /// The last `retry:` value, in milliseconds.
-    pub fn retry(&self) -> Option<u64> {
-        self.retry
-    }
-
-    /// How many comment lines were seen (keep-alives).
-    pub fn comments(&self) -> u64 {
-        self.comments
     }
 
     /// Decodes `chunk`, appending every event it completes to `out`.
@@ -221,7 +203,6 @@ impl SseParser {
             return;
         }
         if line.first() == Some(&b':') {
-            self.comments += 1;
             return;
         }
         let (name, value) = match line.iter().position(|&b| b == b':') {
@@ -247,10 +228,7 @@ impl SseParser {
                 name.push_str(&utf8(value));
                 self.event = Some(name);
             }
-            b"id" if !value.contains(&0) => self.last_id = Some(utf8(value).into_owned()),
-            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
-                self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
-            }
+            // `id` and `retry` serve reconnection, which no chat API offers.
             _ => {}
         }
     }
@@ -270,7 +248,6 @@ impl SseParser {
         out.push(SseEvent {
             event,
             data: std::mem::replace(&mut self.data, next),
-            id: self.last_id.clone(),
         });
     }
 }
@@ -368,13 +345,12 @@ mod tests {
     }
 
     #[test]
-    fn comments_are_ignored_and_counted() {
+    fn comments_are_ignored() {
         let mut d = SseParser::new();
         let mut out = Vec::new();
         d.feed(b": OPENROUTER PROCESSING\n\n: ping\ndata: a\n\n", &mut out)
             .unwrap();
         assert_eq!(data(&out), ["a"]);
-        assert_eq!(d.comments(), 2);
     }
 
     #[test]
@@ -384,16 +360,14 @@ mod tests {
     }
 
     #[test]
-    fn event_id_and_retry_fields_are_kept() {
+    fn the_event_field_is_kept_and_id_and_retry_are_ignored() {
         let ev = decode_chunks(&[b"event: ping\nid: 7\nretry: 300\ndata: {}\n\ndata: x\n\n"]);
+        assert_eq!(ev.len(), 2);
         assert_eq!(ev[0].event.as_deref(), Some("ping"));
-        assert_eq!(ev[0].id.as_deref(), Some("7"));
-        // The event type resets; the id persists.
+        assert_eq!(ev[0].data, "{}");
+        // The event type resets.
         assert_eq!(ev[1].event, None);
-        assert_eq!(ev[1].id.as_deref(), Some("7"));
-        let mut d = SseParser::new();
-        d.feed(b"retry: 300\nretry: x1\n", &mut Vec::new()).unwrap();
-        assert_eq!(d.retry(), Some(300));
+        assert_eq!(ev[1].data, "x");
     }
 
     #[test]

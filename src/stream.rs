@@ -153,11 +153,7 @@ impl StreamDecoder {
                 if let Some(body) = self.unframed.take().filter(|_| events.is_empty()) {
                     let data = String::from_utf8_lossy(&body).trim().to_string();
                     if data.starts_with(['{', '[']) {
-                        events.push(SseEvent {
-                            event: None,
-                            data,
-                            id: None,
-                        });
+                        events.push(SseEvent { event: None, data });
                     }
                 }
             })
