@@ -138,142 +138,163 @@ fn encode_message(
                 .str("role", "system")
                 .str("content", &crate::providers::system_text(msg));
         }
-        Role::User | Role::Tool => {
-            // Tool results are messages of their own, right after the turn
-            // that made the calls; any other content follows as a user turn.
-            let mut content = Vec::new();
-            let mut all_text = true;
-            for (p, part) in msg.parts.iter().enumerate() {
-                match part {
-                    Part::ToolResult {
-                        call_id,
-                        content: c,
-                        ..
-                    } => {
-                        out.object()
-                            .str("role", "tool")
-                            .str("tool_call_id", call_id)
-                            .str("content", c);
-                    }
-                    Part::Text { text, .. } => {
-                        content.push(object_text(|o| {
-                            o.str("type", "text").str("text", text);
-                        }));
-                    }
-                    Part::Image {
-                        url,
-                        data,
-                        media_type,
-                        ..
-                    } => {
-                        all_text = false;
-                        let url = image_url(url, data, media_type).map_err(|m| {
-                            Error::invalid_request(format!("messages[{index}].parts[{p}]"), m)
-                        })?;
-                        content.push(object_text(|o| {
-                            o.str("type", "image_url")
-                                .object("image_url")
-                                .str("url", &url);
-                        }));
-                    }
-                    _ => {}
-                }
+        Role::User | Role::Tool => encode_user(msg, index, out)?,
+        Role::Assistant => encode_assistant(msg, more, dialect, out),
+    }
+    Ok(())
+}
+
+/// A user or tool message: its tool results as messages of their own, right
+/// after the turn that made the calls; any other content follows as a user
+/// turn.
+fn encode_user(msg: &Message, index: usize, out: &mut Arr) -> Result<(), Error> {
+    let mut content = Vec::new();
+    let mut all_text = true;
+    for (p, part) in msg.parts.iter().enumerate() {
+        match part {
+            Part::ToolResult {
+                call_id,
+                content: c,
+                ..
+            } => {
+                out.object()
+                    .str("role", "tool")
+                    .str("tool_call_id", call_id)
+                    .str("content", c);
             }
-            if !content.is_empty() {
-                let mut m = out.object();
-                m.str("role", "user");
-                if all_text && content.len() == 1 {
-                    m.str("content", &msg.joined_text());
-                } else {
-                    let mut parts = m.array("content");
-                    for c in &content {
-                        parts.json(c);
-                    }
-                }
+            Part::Text { text, .. } => {
+                content.push(object_text(|o| {
+                    o.str("type", "text").str("text", text);
+                }));
             }
+            Part::Image {
+                url,
+                data,
+                media_type,
+                ..
+            } => {
+                all_text = false;
+                let url = image_url(url, data, media_type).map_err(|m| {
+                    Error::invalid_request(format!("messages[{index}].parts[{p}]"), m)
+                })?;
+                content.push(object_text(|o| {
+                    o.str("type", "image_url")
+                        .object("image_url")
+                        .str("url", &url);
+                }));
+            }
+            _ => {}
         }
-        Role::Assistant => {
-            // Reasoning an OpenAI-compatible server sent is replayed under
-            // the field it came in (DeepSeek rejects a tool loop without
-            // it); other providers' reasoning is not.
-            let mut reasoning = String::new();
-            let mut reasoning_field = "reasoning_content";
-            let mut calls = false;
-            let parts = || msg.parts.iter().chain(more.iter().flat_map(|m| &m.parts));
-            for part in parts() {
-                match part {
-                    Part::ToolCall { .. } => calls = true,
-                    Part::Reasoning {
-                        text,
-                        provider_data,
-                        ..
-                    } if dialect.compat => {
-                        if let Some(field) = provider_data
-                            .as_ref()
-                            .and_then(|d| d.get(dialect.key()))
-                            .and_then(|d| d.get("reasoningField"))
-                            .and_then(Value::as_str)
-                        {
-                            reasoning.push_str(text);
-                            if field == "reasoning" {
-                                reasoning_field = "reasoning";
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut text = msg.joined_text();
-            for m in more {
-                text.push_str(&m.joined_text());
-            }
-            let mut m = out.object();
-            m.str("role", "assistant");
-            if calls && !dialect.compat && text.is_empty() {
-                // The documented form for a turn of only tool calls.
-                m.null("content");
-            } else {
-                m.str("content", &text);
-            }
-            if !reasoning.is_empty() {
-                // DeepSeek rejects the next turn of a tool loop without it.
-                m.str(reasoning_field, &reasoning);
-            }
-            if calls {
-                let mut list = m.array("tool_calls");
-                for part in parts() {
-                    let Part::ToolCall {
-                        id,
-                        name,
-                        arguments,
-                        provider_data,
-                    } = part
-                    else {
-                        continue;
-                    };
-                    let mut call = list.object();
-                    call.str("id", id).str("type", "function");
-                    // Servers that parse arguments reject "".
-                    let arguments = if arguments.trim().is_empty() {
-                        "{}"
-                    } else {
-                        arguments.as_str()
-                    };
-                    call.object("function")
-                        .str("name", name)
-                        .str("arguments", arguments);
-                    if let Some(extra) = provider_data
-                        .as_ref()
-                        .and_then(|d| d.get(dialect.key()))
-                        .and_then(|d| d.get("extra_content"))
-                    {
-                        call.value("extra_content", extra);
-                    }
-                }
+    }
+    if !content.is_empty() {
+        let mut m = out.object();
+        m.str("role", "user");
+        if all_text && content.len() == 1 {
+            m.str("content", &msg.joined_text());
+        } else {
+            let mut parts = m.array("content");
+            for c in &content {
+                parts.json(c);
             }
         }
     }
     Ok(())
+}
+
+/// An assistant message and the consecutive ones in `more`, as one
+/// assistant message: text, replayed reasoning and every tool call.
+fn encode_assistant(msg: &Message, more: &[&Message], dialect: Dialect, out: &mut Arr) {
+    let parts = || msg.parts.iter().chain(more.iter().flat_map(|m| &m.parts));
+    let calls = parts().any(|p| matches!(p, Part::ToolCall { .. }));
+    let (reasoning, reasoning_field) = replayed_reasoning(parts(), dialect);
+    let mut text = msg.joined_text();
+    for m in more {
+        text.push_str(&m.joined_text());
+    }
+    let mut m = out.object();
+    m.str("role", "assistant");
+    if calls && !dialect.compat && text.is_empty() {
+        // The documented form for a turn of only tool calls.
+        m.null("content");
+    } else {
+        m.str("content", &text);
+    }
+    if !reasoning.is_empty() {
+        // DeepSeek rejects the next turn of a tool loop without it.
+        m.str(reasoning_field, &reasoning);
+    }
+    if calls {
+        write_tool_calls(&mut m.array("tool_calls"), parts(), dialect);
+    }
+}
+
+/// The reasoning an OpenAI-compatible server sent, to replay under the
+/// field it came in (DeepSeek rejects a tool loop without it), and that
+/// field; other providers' reasoning is not replayed.
+fn replayed_reasoning<'a>(
+    parts: impl Iterator<Item = &'a Part>,
+    dialect: Dialect,
+) -> (String, &'static str) {
+    let mut reasoning = String::new();
+    let mut field = "reasoning_content";
+    if !dialect.compat {
+        return (reasoning, field);
+    }
+    for part in parts {
+        let Part::Reasoning {
+            text,
+            provider_data,
+            ..
+        } = part
+        else {
+            continue;
+        };
+        if let Some(came_in) = provider_data
+            .as_ref()
+            .and_then(|d| d.get(dialect.key()))
+            .and_then(|d| d.get("reasoningField"))
+            .and_then(Value::as_str)
+        {
+            reasoning.push_str(text);
+            if came_in == "reasoning" {
+                field = "reasoning";
+            }
+        }
+    }
+    (reasoning, field)
+}
+
+/// The `tool_calls` list of an assistant message.
+fn write_tool_calls<'a>(list: &mut Arr, parts: impl Iterator<Item = &'a Part>, dialect: Dialect) {
+    for part in parts {
+        let Part::ToolCall {
+            id,
+            name,
+            arguments,
+            provider_data,
+        } = part
+        else {
+            continue;
+        };
+        let mut call = list.object();
+        call.str("id", id).str("type", "function");
+        // Servers that parse arguments reject "".
+        let arguments = if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments.as_str()
+        };
+        call.object("function")
+            .str("name", name)
+            .str("arguments", arguments);
+        if let Some(extra) = provider_data
+            .as_ref()
+            .and_then(|d| d.get(dialect.key()))
+            .and_then(|d| d.get("extra_content"))
+        {
+            call.value("extra_content", extra);
+        }
+    }
 }
 
 /// The URL of an image part: its own, or a `data:` URL built from base64.
