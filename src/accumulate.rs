@@ -175,44 +175,15 @@ impl Accumulator {
                     self.response.model = model;
                 }
             }
-            Delta::Text(text) => {
-                if text.is_empty() {
-                    return;
-                }
-                self.response.text.push_str(&text);
-                self.append_text(&text);
-                self.push(
-                    out,
-                    StreamEvent::Text {
-                        text,
-                        raw: raw.clone(),
-                    },
-                );
-            }
-            Delta::Reasoning(text) => {
-                if text.is_empty() {
-                    return;
-                }
-                self.response.reasoning.push_str(&text);
-                self.append_reasoning(&text, None);
-                self.push(
-                    out,
-                    StreamEvent::Reasoning {
-                        text,
-                        raw: raw.clone(),
-                    },
-                );
-            }
+            Delta::Text(text) => self.text(text, raw, out),
+            Delta::Reasoning(text) => self.reasoning(text, raw, out),
             Delta::ReasoningSignature(sig) => self.append_reasoning("", Some(sig)),
-            Delta::RedactedReasoning(data) => {
-                self.close_parts();
-                self.response.message.parts.push(Part::Reasoning {
-                    text: String::new(),
-                    signature: None,
-                    redacted: Some(data),
-                    provider_data: None,
-                });
-            }
+            Delta::RedactedReasoning(data) => self.part(Part::Reasoning {
+                text: String::new(),
+                signature: None,
+                redacted: Some(data),
+                provider_data: None,
+            }),
             Delta::PartData { reasoning, data } => self.merge_part_data(reasoning, data),
             Delta::Break => self.close_parts(),
             Delta::ToolStart {
@@ -220,38 +191,15 @@ impl Accumulator {
                 id,
                 name,
                 data,
-            } => {
-                let id = id.filter(|s| !s.is_empty());
-                let name = name.filter(|s| !s.is_empty());
-                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
-                    if call.id.is_none() {
-                        call.id = id;
-                    }
-                    if call.name.is_none() {
-                        call.name = name;
-                    }
-                    if let Some(data) = data {
-                        merge_data(&mut call.data, data);
-                    }
-                } else {
-                    self.open.push(OpenCall {
-                        slot,
-                        id,
-                        name,
-                        arguments: String::new(),
-                        checked: false,
-                        data,
-                    });
-                }
-            }
+            } => self.tool_start(slot, id, name, data),
             Delta::ToolArgs { slot, fragment } => {
-                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
+                if let Some(call) = self.open_call(slot) {
                     call.arguments.push_str(&fragment);
                     call.checked = false;
                 }
             }
             Delta::ToolArgsWhole { slot, arguments } => {
-                if let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) {
+                if let Some(call) = self.open_call(slot) {
                     // Written from an object (or checked canonical): it
                     // is one exactly when it starts as one.
                     call.checked = call.arguments.is_empty() && arguments.starts_with('{');
@@ -259,14 +207,12 @@ impl Accumulator {
                 }
             }
             Delta::ToolEnd { slot } => {
-                if let Some(pos) = self.open.iter().position(|c| c.slot == slot) {
-                    let call = self.open.remove(pos);
+                if let Some(call) = self.take_call(slot) {
                     self.end_call(call, raw, out);
                 }
             }
             Delta::ToolAbort { slot, reason } => {
-                if let Some(pos) = self.open.iter().position(|c| c.slot == slot) {
-                    let call = self.open.remove(pos);
+                if let Some(call) = self.take_call(slot) {
                     self.reject(call, &reason, raw, out);
                 }
             }
@@ -275,13 +221,10 @@ impl Accumulator {
                     self.end_call(call, raw, out);
                 }
             }
-            Delta::ProviderPart { provider, data } => {
-                self.close_parts();
-                self.response.message.parts.push(Part::Provider {
-                    provider: provider.to_string(),
-                    data,
-                });
-            }
+            Delta::ProviderPart { provider, data } => self.part(Part::Provider {
+                provider: provider.to_string(),
+                data,
+            }),
             Delta::Refusal(text) => {
                 self.response
                     .refusal
@@ -309,6 +252,87 @@ impl Accumulator {
                 },
             ),
         }
+    }
+
+    /// Text: appended to the response and the open text part, and handed
+    /// out (an empty delta is nothing).
+    fn text(&mut self, text: String, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        if text.is_empty() {
+            return;
+        }
+        self.response.text.push_str(&text);
+        self.append_text(&text);
+        self.push(
+            out,
+            StreamEvent::Text {
+                text,
+                raw: raw.clone(),
+            },
+        );
+    }
+
+    /// Reasoning text, as [`Self::text`] for the reasoning part.
+    fn reasoning(&mut self, text: String, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        if text.is_empty() {
+            return;
+        }
+        self.response.reasoning.push_str(&text);
+        self.append_reasoning(&text, None);
+        self.push(
+            out,
+            StreamEvent::Reasoning {
+                text,
+                raw: raw.clone(),
+            },
+        );
+    }
+
+    /// A part that stands alone: it closes the open text and reasoning.
+    fn part(&mut self, part: Part) {
+        self.close_parts();
+        self.response.message.parts.push(part);
+    }
+
+    /// Opens call `slot`, or fills in what an open one lacks (the first id
+    /// and name given win).
+    fn tool_start(
+        &mut self,
+        slot: usize,
+        id: Option<String>,
+        name: Option<String>,
+        data: Option<ProviderData>,
+    ) {
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
+        if let Some(call) = self.open_call(slot) {
+            if call.id.is_none() {
+                call.id = id;
+            }
+            if call.name.is_none() {
+                call.name = name;
+            }
+            if let Some(data) = data {
+                merge_data(&mut call.data, data);
+            }
+        } else {
+            self.open.push(OpenCall {
+                slot,
+                id,
+                name,
+                arguments: String::new(),
+                checked: false,
+                data,
+            });
+        }
+    }
+
+    fn open_call(&mut self, slot: usize) -> Option<&mut OpenCall> {
+        self.open.iter_mut().find(|c| c.slot == slot)
+    }
+
+    fn take_call(&mut self, slot: usize) -> Option<OpenCall> {
+        let pos = self.open.iter().position(|c| c.slot == slot)?;
+        Some(self.open.remove(pos))
     }
 
     fn close_parts(&mut self) {
