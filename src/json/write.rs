@@ -145,22 +145,9 @@ impl Out {
     }
 }
 
-/// Appends `n` in decimal (without the formatting machinery).
+/// Appends `n` in decimal (itoa: without the formatting machinery).
 pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// An object being written; `}` when dropped.
