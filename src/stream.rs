@@ -2,8 +2,9 @@
 
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::Error;
+use crate::json;
 use crate::model::{Raw, Response, StreamEvent};
-use crate::providers::{FrameDecoder, Provider};
+use crate::providers::{FrameDecoder, FrameFailure, Provider};
 use crate::sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 
 /// A frame kept for later events: shared already, or its text.
@@ -149,14 +150,12 @@ impl StreamDecoder {
         let result = self
             .sse
             .finish(&mut events)
-            .map(|_| {
-                if let Some(body) = self.unframed.take().filter(|_| events.is_empty()) {
-                    let data = String::from_utf8_lossy(&body).trim().to_string();
-                    if data.starts_with(['{', '[']) {
-                        events.push(SseEvent { event: None, data });
-                    }
-                }
-            })
+            .and_then(
+                |_| match self.unframed.take().filter(|_| events.is_empty()) {
+                    Some(body) => self.unframed_body(&body, &mut events, out),
+                    None => Ok(()),
+                },
+            )
             .and_then(|()| self.process(&mut events, out))
             .and_then(|()| {
                 let raw = self.last_frame.shared();
@@ -164,6 +163,57 @@ impl StreamDecoder {
             });
         self.outcome = Some(result.clone());
         result
+    }
+
+    /// A body with no SSE framing at all: a whole response (a server or
+    /// proxy that ignored `stream`) is decoded as that response; other JSON
+    /// (an error payload) is read as one frame; anything else is left to
+    /// end the stream early.
+    fn unframed_body(
+        &mut self,
+        body: &[u8],
+        events: &mut Vec<SseEvent>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), Error> {
+        let data = String::from_utf8_lossy(body).trim().to_string();
+        if !data.starts_with(['{', '[']) {
+            return Ok(());
+        }
+        let whole = json::read::parse(&data)
+            .ok()
+            .and_then(|value| self.frames.whole_body(&value));
+        let Some(decoded) = whole else {
+            events.push(SseEvent { event: None, data });
+            return Ok(());
+        };
+        let raw = Raw::from(data.as_str());
+        self.last_frame = LastFrame::Shared(raw.clone());
+        let (mut deltas, result) = match decoded {
+            Ok(deltas) => (deltas, Ok(())),
+            Err(failure) => (Vec::new(), Err(failure)),
+        };
+        self.apply(&mut deltas, result, &raw, out)
+    }
+
+    /// Applies a frame's deltas (decoded from the frame `raw`), then its
+    /// failure, if any, as the stream's error with what was assembled.
+    fn apply(
+        &mut self,
+        deltas: &mut Vec<Delta>,
+        result: Result<(), FrameFailure>,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), Error> {
+        for d in deltas.drain(..) {
+            self.acc.apply(d, raw, out);
+        }
+        if let Err(failure) = result {
+            let partial = self
+                .acc
+                .snapshot("the stream failed while the call was open");
+            return Err(failure.into_error(Some(200), self.acc.emitted(), partial));
+        }
+        Ok(())
     }
 
     fn process(
@@ -197,16 +247,9 @@ impl StreamDecoder {
                 (self.no_frame.clone(), spare)
             };
             self.sse.recycle(spare, ev.event);
-            for d in deltas.drain(..) {
-                self.acc.apply(d, &raw, out);
-            }
+            let applied = self.apply(&mut deltas, result, &raw, out);
             self.deltas = deltas;
-            if let Err(failure) = result {
-                let partial = self
-                    .acc
-                    .snapshot("the stream failed while the call was open");
-                return Err(failure.into_error(Some(200), self.acc.emitted(), partial));
-            }
+            applied?;
         }
         Ok(())
     }

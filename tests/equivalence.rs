@@ -5,7 +5,9 @@
 //! stream is written in the provider's own SSE format (text, reasoning and
 //! arguments split into small pieces, as providers send them) and both are
 //! decoded; the two `Response`s must be equal in every field, including the
-//! replayable message and the raw usage.
+//! replayable message and the raw usage. The body itself, answering a
+//! streamed request without SSE framing (as proxies that do not stream
+//! answer), must decode to the same `Response` too.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -49,6 +51,23 @@ fn check(provider: Provider, body: &str) -> Result<(), Failed> {
             "the stream and the response differ:\n stream:   {streamed:?}\n response: {whole:?}"
         )
         .into());
+    }
+    // The body itself answering a streamed request (a proxy that does not
+    // stream): the same response, in any chunking.
+    for chunk in [body.len(), 61] {
+        let chunks: Vec<&[u8]> = body.as_bytes().chunks(chunk.max(1)).collect();
+        let (events, unframed) = common::decode_chunked(provider, &chunks);
+        let unframed =
+            unframed.map_err(|e| format!("unframed body in {chunk}-byte chunks: {e:?}"))?;
+        if unframed != whole {
+            return Err(format!(
+                "the unframed body and the response differ:\n unframed: {unframed:?}\n response: {whole:?}"
+            )
+            .into());
+        }
+        if !matches!(events.last(), Some(skyl::StreamEvent::Finish { .. })) {
+            return Err(format!("the unframed body did not finish: {events:?}").into());
+        }
     }
     Ok(())
 }

@@ -20,6 +20,7 @@ use crate::json::read;
 use crate::model::validate::validate_request;
 use crate::model::{Raw, Request, Response};
 use crate::sse::SseEvent;
+use serde_json::Value;
 
 #[cfg(feature = "anthropic")]
 pub(crate) mod anthropic;
@@ -276,6 +277,34 @@ impl FrameDecoder {
             #[allow(unreachable_patterns)]
             other => FrameDecoder::NotBuilt(other),
         }
+    }
+
+    /// The deltas of a body without SSE framing that answered a streamed
+    /// request, when it is one of this provider's whole responses (a
+    /// server or proxy that ignored `stream`): what [`decode_response`]
+    /// reads from it, then the terminal, so a stream of it finishes as
+    /// the body's own response. `None` when it is not one: the body is then
+    /// read as one frame (an error payload is that error).
+    pub(crate) fn whole_body(&self, body: &Value) -> Option<Result<Vec<Delta>, FrameFailure>> {
+        let deltas = match self {
+            #[cfg(feature = "openai")]
+            FrameDecoder::OpenAi(state) if openai::response::is_whole(body) => {
+                openai::response::decode(body, state.dialect())
+            }
+            #[cfg(feature = "anthropic")]
+            FrameDecoder::Anthropic(_) if anthropic::response::is_whole(body) => {
+                anthropic::response::decode(body)
+            }
+            #[cfg(feature = "gemini")]
+            FrameDecoder::Gemini(_) if gemini::response::is_whole(body) => {
+                gemini::response::decode(body)
+            }
+            _ => return None,
+        };
+        Some(deltas.map(|mut deltas| {
+            deltas.push(Delta::Terminal);
+            deltas
+        }))
     }
 
     /// Decodes one SSE event into deltas; `acc` is what has been assembled
@@ -562,6 +591,65 @@ mod tests {
             matches!(res, Err(Error::StreamEndedEarly { .. })),
             "{res:?}"
         );
+    }
+
+    /// A whole response answering a streamed request (a proxy that does not
+    /// stream, as LiteLLM's `/v1/messages`) is that response, in every
+    /// adapter, with its events and a normal finish, and a JSON body that is
+    /// neither a response nor an error still ended early.
+    #[test]
+    fn a_whole_response_answering_a_stream_is_that_response() {
+        let bodies = [
+            (
+                Provider::Anthropic,
+                // LiteLLM's shape: keys sorted, no "type" before "content".
+                r#"{"content":[{"text":"Hi there","type":"text"}],"id":"msg_1","model":"claude","role":"assistant","stop_reason":"end_turn","stop_sequence":null,"type":"message","usage":{"input_tokens":3,"output_tokens":2}}"#,
+            ),
+            (
+                Provider::Anthropic,
+                r#"{"content":[{"type":"text","text":"Hi there"}],"id":"msg_1","role":"assistant","stop_reason":"end_turn"}"#,
+            ),
+            (
+                Provider::Gemini,
+                r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi there"}]},"finishReason":"STOP"}],"modelVersion":"g"}"#,
+            ),
+            (
+                Provider::OpenAi,
+                r#"{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi there"},"finish_reason":"stop"}]}"#,
+            ),
+        ];
+        for (provider, body) in bodies {
+            let (events, res) = StreamDecoder::decode_all(provider, body.as_bytes());
+            let res = res.unwrap_or_else(|e| panic!("{provider}: {e:?}"));
+            assert_eq!(res, decode_response(provider, body).unwrap(), "{provider}");
+            assert_eq!(res.text, "Hi there");
+            use crate::model::StreamEvent;
+            let texts: Vec<&str> = (events.iter())
+                .filter_map(|e| match e {
+                    StreamEvent::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(texts, ["Hi there"], "{provider}");
+            assert!(
+                matches!(events.last(), Some(StreamEvent::Finish { raw, .. }) if &**raw == body),
+                "{provider}: {events:?}"
+            );
+        }
+        for (provider, body) in [
+            (Provider::Anthropic, r#"{"id":"x","role":"user"}"#),
+            (Provider::Gemini, r#"{"usage":1}"#),
+            (
+                Provider::OpenAi,
+                r#"{"choices":[{"delta":{"content":"Hi"}}]}"#,
+            ),
+        ] {
+            let (_, res) = StreamDecoder::decode_all(provider, body.as_bytes());
+            assert!(
+                matches!(res, Err(Error::StreamEndedEarly { .. })),
+                "{provider} {body}: {res:?}"
+            );
+        }
     }
 
     /// A whole Gemini body without candidates is an error, not an empty

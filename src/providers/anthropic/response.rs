@@ -6,6 +6,15 @@ use super::{content_deltas, finish_delta, map_usage, refusal_explanation};
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
 
+/// Whether `body` is a whole message (`"type": "message"`, or an assistant
+/// role with a content list), as a proxy answers a streamed request when it
+/// does not stream (LiteLLM's `/v1/messages`).
+pub(crate) fn is_whole(body: &Value) -> bool {
+    let str_of = |key| body.get(key).and_then(Value::as_str);
+    str_of("type") == Some("message")
+        || (str_of("role") == Some("assistant") && body.get("content").is_some_and(Value::is_array))
+}
+
 /// The deltas of a whole message.
 pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
     if body.get("type").and_then(Value::as_str) == Some("error") {

@@ -6,6 +6,16 @@ use super::TurnState;
 use crate::accumulate::Delta;
 use crate::providers::FrameFailure;
 
+/// Whether `body` is a whole `GenerateContentResponse` with candidates or
+/// prompt feedback (a server that answered a streamed request in one
+/// piece). An error object or the REST API's JSON list is not: those are
+/// read as one frame.
+pub(crate) fn is_whole(body: &Value) -> bool {
+    body.is_object()
+        && !body.get("error").is_some_and(|e| !e.is_null())
+        && (body.get("candidates").is_some() || body.get("promptFeedback").is_some())
+}
+
 /// The deltas of a whole response. One without candidates (`{}`, an
 /// empty list) is an error, not an empty success, unless the prompt was
 /// blocked (a content-filter error).

@@ -10,6 +10,16 @@ use crate::accumulate::Delta;
 use crate::model::provider_data::provider_data;
 use crate::providers::FrameFailure;
 
+/// Whether `body` is a whole `chat.completion`: a first choice with a
+/// `message` (a chunk's has a `delta`), as servers and proxies that ignore
+/// `stream` answer.
+pub(crate) fn is_whole(body: &Value) -> bool {
+    body.get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .is_some_and(|c| c.get("message").is_some())
+}
+
 /// The deltas of a whole response, in wire order.
 pub(crate) fn decode(body: &Value, dialect: Dialect) -> Result<Vec<Delta>, FrameFailure> {
     if let Some(err) = body.get("error").filter(|e| !e.is_null()) {

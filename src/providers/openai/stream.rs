@@ -50,6 +50,11 @@ impl StreamState {
         }
     }
 
+    /// The dialect this stream is read in.
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
     /// Decodes one frame. `acc` holds the calls' arguments so far (for the
     /// glued-call rule; the frame's own fragments are still in `out`).
     pub(crate) fn frame(
