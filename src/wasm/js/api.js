@@ -17,8 +17,14 @@ export const PROVIDERS = Object.freeze([...ADAPTERS]);
 /** The option error for a provider this entry does not speak. */
 function providerError(provider) {
   const known = ["openai", "openaicompat", "anthropic", "gemini"].includes(provider);
-  const hint = known && ENTRY !== "skyl" ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four` : "";
-  return optionError("provider", `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(provider)}${hint}`);
+  const hint =
+    known && ENTRY !== "skyl"
+      ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four`
+      : "";
+  return optionError(
+    "provider",
+    `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(provider)}${hint}`,
+  );
 }
 
 // ------------------------------------------------------------------ errors
@@ -31,7 +37,17 @@ export class SkylError extends Error {
     this.code = info.code ?? "error";
     this.provider = info.provider;
     this.retryable = Boolean(info.retryable);
-    for (const k of ["status", "providerType", "providerCode", "param", "requestId", "retryAfterMs", "path", "partial", "body"]) {
+    for (const k of [
+      "status",
+      "providerType",
+      "providerCode",
+      "param",
+      "requestId",
+      "retryAfterMs",
+      "path",
+      "partial",
+      "body",
+    ]) {
       if (info[k] !== undefined && info[k] !== null) this[k] = info[k];
     }
     if (info.inBand) this.inBand = true;
@@ -65,10 +81,22 @@ export class InvalidRequestError extends SkylError {}
 export class PanicError extends SkylError {}
 
 const CLASSES = {
-  APIError, BadRequestError, AuthenticationError, PermissionDeniedError, NotFoundError,
-  RateLimitError, OverloadedError, InternalServerError, ConnectionError, TimeoutError,
-  AbortError, StreamEndedEarlyError, MalformedStreamError, ContentFilterError,
-  InvalidRequestError, PanicError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  RateLimitError,
+  OverloadedError,
+  InternalServerError,
+  ConnectionError,
+  TimeoutError,
+  AbortError,
+  StreamEndedEarlyError,
+  MalformedStreamError,
+  ContentFilterError,
+  InvalidRequestError,
+  PanicError,
 };
 
 /** Removes every occurrence of `secret` from strings inside `value`. */
@@ -87,7 +115,11 @@ function scrub(value, secret) {
 /** `cause`, or a copy without the secret if its message or stack shows it. */
 function scrubCause(cause, secret) {
   if (!secret || secret.length < 4 || !(cause instanceof Error)) return cause;
-  const shown = [cause.message, cause.stack, cause.cause instanceof Error ? cause.cause.message : ""].join("\n");
+  const shown = [
+    cause.message,
+    cause.stack,
+    cause.cause instanceof Error ? cause.cause.message : "",
+  ].join("\n");
   if (!shown.includes(secret)) return cause;
   const copy = new Error(scrub(String(cause.message), secret));
   copy.name = cause.name;
@@ -101,7 +133,13 @@ function makeError(info, secret, cause) {
   return new Class(clean, cause === undefined ? undefined : { cause: scrubCause(cause, secret) });
 }
 
-const localError = (name, code, message, extra = {}) => ({ name, code, message, retryable: false, ...extra });
+const localError = (name, code, message, extra = {}) => ({
+  name,
+  code,
+  message,
+  retryable: false,
+  ...extra,
+});
 
 // ------------------------------------------------- calling the wasm safely
 
@@ -117,7 +155,9 @@ export function ready() {
   if (wasmState.done) return Promise.resolve();
   wasmState.promise ??= Promise.resolve()
     .then(() => wasmState.loader?.())
-    .then(() => { wasmState.done = true; });
+    .then(() => {
+      wasmState.done = true;
+    });
   return wasmState.promise;
 }
 
@@ -125,11 +165,19 @@ export function ready() {
 function call(fn) {
   if (panicMessage !== null) throw panicError();
   if (!wasmState.done) {
-    throw new SkylError(localError("SkylError", "not_ready", "skyl's WebAssembly module is still loading: await ready() before calling this synchronously"));
+    throw new SkylError(
+      localError(
+        "SkylError",
+        "not_ready",
+        "skyl's WebAssembly module is still loading: await ready() before calling this synchronously",
+      ),
+    );
   }
   if (!hookInstalled) {
     hookInstalled = true;
-    wasm.setPanicHook((msg) => { panicMessage = String(msg); });
+    wasm.setPanicHook((msg) => {
+      panicMessage = String(msg);
+    });
   }
   try {
     return fn();
@@ -144,7 +192,11 @@ function call(fn) {
 
 function panicError(cause) {
   return new PanicError(
-    localError("PanicError", "panic", `skyl panicked: ${panicMessage}. This is a bug; the WebAssembly instance is unusable: load the module again.`),
+    localError(
+      "PanicError",
+      "panic",
+      `skyl panicked: ${panicMessage}. This is a bug; the WebAssembly instance is unusable: load the module again.`,
+    ),
     cause === undefined ? undefined : { cause },
   );
 }
@@ -163,7 +215,8 @@ function completeResponse(r) {
   for (const p of r.message.parts) {
     if (p.type === "text") text += p.text;
     else if (p.type === "reasoning") reasoning += p.text;
-    else if (p.type === "tool_call") toolCalls.push({ id: p.id, name: p.name, arguments: p.arguments });
+    else if (p.type === "tool_call")
+      toolCalls.push({ id: p.id, name: p.name, arguments: p.arguments });
   }
   const out = {};
   if (r.id !== undefined) out.id = r.id;
@@ -232,7 +285,8 @@ const NOTHING = Object.freeze({ events: Object.freeze([]) });
 /** The module's memory as bytes (a new view after the memory grows). */
 let memoryView = null;
 function memoryBytes() {
-  if (memoryView === null || memoryView.byteLength === 0) memoryView = new Uint8Array(wasm.wasmMemory().buffer);
+  if (memoryView === null || memoryView.byteLength === 0)
+    memoryView = new Uint8Array(wasm.wasmMemory().buffer);
   return memoryView;
 }
 
@@ -257,10 +311,18 @@ class Decoding {
     }
     memoryBytes().set(chunk, this.#input);
     const len = call(() => this.#d.feedInput(n));
-    return len === 0 ? NOTHING : decoded(call(() => this.#d.takeOutput()), this.#sent);
+    return len === 0
+      ? NOTHING
+      : decoded(
+          call(() => this.#d.takeOutput()),
+          this.#sent,
+        );
   }
   finish() {
-    return decoded(call(() => this.#d.finish()), this.#sent);
+    return decoded(
+      call(() => this.#d.finish()),
+      this.#sent,
+    );
   }
   isComplete() {
     return call(() => this.#d.isComplete());
@@ -271,7 +333,11 @@ class Decoding {
   free() {
     // (After a panic this throws too; the error already in flight is the
     // one to report.)
-    try { this.#d.free(); } catch { /* the instance is unusable anyway */ }
+    try {
+      this.#d.free();
+    } catch {
+      /* the instance is unusable anyway */
+    }
   }
 }
 
@@ -279,13 +345,26 @@ class Decoding {
 
 /** A `tool` message answering `callId` with `content`. */
 export function toolResultMessage(callId, content) {
-  return { role: "tool", parts: [{ type: "tool_result", callId: String(callId), content: typeof content === "string" ? content : JSON.stringify(content) }] };
+  return {
+    role: "tool",
+    parts: [
+      {
+        type: "tool_result",
+        callId: String(callId),
+        content: typeof content === "string" ? content : JSON.stringify(content),
+      },
+    ],
+  };
 }
 
 /** A `tool` message telling the model that call `callId` failed. */
 export function toolErrorMessage(callId, err) {
-  const content = err instanceof Error ? err.message : typeof err === "string" ? err : JSON.stringify(err);
-  return { role: "tool", parts: [{ type: "tool_result", callId: String(callId), content, isError: true }] };
+  const content =
+    err instanceof Error ? err.message : typeof err === "string" ? err : JSON.stringify(err);
+  return {
+    role: "tool",
+    parts: [{ type: "tool_result", callId: String(callId), content, isError: true }],
+  };
 }
 
 function validateAs(kind, value) {
@@ -304,7 +383,11 @@ export const validateRequest = (request) => validateAs("request", request);
 const isBrowser = () => typeof window !== "undefined" && typeof document !== "undefined";
 
 function optionError(option, message) {
-  return new InvalidRequestError(localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, { path: option }));
+  return new InvalidRequestError(
+    localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, {
+      path: option,
+    }),
+  );
 }
 
 /**
@@ -320,7 +403,8 @@ function headerValueProblem(value) {
 
 function checkTimeout(name, v) {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v)) throw optionError(name, "must be a positive number of milliseconds");
+  if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v))
+    throw optionError(name, "must be a positive number of milliseconds");
   return v;
 }
 
@@ -331,17 +415,31 @@ export class Client {
   #fetch;
 
   constructor(options) {
-    if (!options || typeof options !== "object") throw optionError("options", "pass an object such as { provider: \"openai\", model, apiKey }");
+    if (!options || typeof options !== "object")
+      throw optionError("options", 'pass an object such as { provider: "openai", model, apiKey }');
     const o = { ...options };
     if (!PROVIDERS.includes(o.provider)) throw providerError(o.provider);
     for (const k of ["model", "apiKey", "baseURL"]) {
-      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string") throw optionError(k, "must be a string");
+      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string")
+        throw optionError(k, "must be a string");
     }
-    if (o.provider === "openaicompat" && !o.baseURL) throw optionError("baseURL", "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1");
+    if (o.provider === "openaicompat" && !o.baseURL)
+      throw optionError(
+        "baseURL",
+        "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1",
+      );
     if (o.baseURL) {
-      try { new URL(o.baseURL); } catch { throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`); }
+      try {
+        new URL(o.baseURL);
+      } catch {
+        throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`);
+      }
     }
-    if (o.headers !== undefined && (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))) throw optionError("headers", "must be an object of header names to strings");
+    if (
+      o.headers !== undefined &&
+      (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))
+    )
+      throw optionError("headers", "must be an object of header names to strings");
     // Checked here: fetch would refuse them only when sending, as if the
     // network had failed (and the key's position, not the key, is shown).
     if (o.apiKey) {
@@ -349,21 +447,31 @@ export class Client {
       if (problem) throw optionError("apiKey", problem);
     }
     for (const [name, value] of Object.entries(o.headers ?? {})) {
-      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
+        throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
       const problem = headerValueProblem(String(value));
       if (problem) throw optionError(`headers.${name}`, problem);
     }
-    if (o.fetch !== undefined && typeof o.fetch !== "function") throw optionError("fetch", "must be a function with the signature of the global fetch");
-    if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0)) throw optionError("maxRetries", "must be a whole number, 0 or more");
+    if (o.fetch !== undefined && typeof o.fetch !== "function")
+      throw optionError("fetch", "must be a function with the signature of the global fetch");
+    if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
+      throw optionError("maxRetries", "must be a whole number, 0 or more");
     const t = o.timeout;
     let timeouts;
     if (typeof t === "object" && t !== null) {
-      timeouts = { total: checkTimeout("timeout.total", t.total) ?? 600_000, firstByte: checkTimeout("timeout.firstByte", t.firstByte), idle: checkTimeout("timeout.idle", t.idle) };
+      timeouts = {
+        total: checkTimeout("timeout.total", t.total) ?? 600_000,
+        firstByte: checkTimeout("timeout.firstByte", t.firstByte),
+        idle: checkTimeout("timeout.idle", t.idle),
+      };
     } else {
       timeouts = { total: checkTimeout("timeout", t) ?? 600_000 };
     }
     if (o.apiKey && isBrowser() && !o.dangerouslyAllowBrowser) {
-      throw optionError("dangerouslyAllowBrowser", "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.");
+      throw optionError(
+        "dangerouslyAllowBrowser",
+        "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
+      );
     }
     this.#key = o.apiKey ?? "";
     this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -387,7 +495,9 @@ export class Client {
   }
 
   /** The provider this client speaks. */
-  get provider() { return this.#o.provider; }
+  get provider() {
+    return this.#o.provider;
+  }
 
   /** Sends `request` and resolves with the whole response. */
   async complete(request) {
@@ -400,25 +510,47 @@ export class Client {
     return new StreamResult(new Run(this.#o, this.#key, this.#fetch, request, true));
   }
 
-  toJSON() { return { provider: this.#o.provider, model: this.#o.model, baseURL: this.#o.baseURL }; }
+  toJSON() {
+    return { provider: this.#o.provider, model: this.#o.model, baseURL: this.#o.baseURL };
+  }
 }
 
 /** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
 export function decodeStream(provider, body, options = {}) {
   if (!PROVIDERS.includes(provider)) throw providerError(provider);
-  const source = typeof Response !== "undefined" && body instanceof Response ? body : { ok: true, status: 200, headers: new Headers(), body };
-  if (!source.body || typeof source.body.getReader !== "function") throw optionError("body", "must be a ReadableStream or a Response with a body");
-  return new StreamResult(new Run({ provider, maxRetries: 0, timeouts: {}, config: "" }, "", null, { signal: options.signal }, true, source));
+  const source =
+    typeof Response !== "undefined" && body instanceof Response
+      ? body
+      : { ok: true, status: 200, headers: new Headers(), body };
+  if (!source.body || typeof source.body.getReader !== "function")
+    throw optionError("body", "must be a ReadableStream or a Response with a body");
+  return new StreamResult(
+    new Run(
+      { provider, maxRetries: 0, timeouts: {}, config: "" },
+      "",
+      null,
+      { signal: options.signal },
+      true,
+      source,
+    ),
+  );
 }
 
 // ------------------------------------------------------------ one request
 
-const sleep = (ms, signal) => new Promise((resolve, reject) => {
-  if (signal?.aborted) return reject(signal.reason);
-  const onAbort = () => { clearTimeout(t); reject(signal.reason); };
-  const t = setTimeout(() => { signal?.removeEventListener("abort", onAbort); resolve(); }, ms);
-  signal?.addEventListener("abort", onAbort, { once: true });
-});
+const sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 
 /**
  * A response's headers as [name, value] pairs for the wasm. A `retry-after`
@@ -430,7 +562,8 @@ function headerPairs(headers) {
   headers?.forEach?.((v, k) => out.push([k, v]));
   const after = headers?.get?.("retry-after");
   const at = after && !/^\s*[\d.]+\s*$/.test(after) ? Date.parse(after) : NaN;
-  if (!Number.isNaN(at) && !headers.has("retry-after-ms")) out.push(["retry-after-ms", String(Math.max(0, at - Date.now()))]);
+  if (!Number.isNaN(at) && !headers.has("retry-after-ms"))
+    out.push(["retry-after-ms", String(Math.max(0, at - Date.now()))]);
   return out;
 }
 
@@ -450,7 +583,8 @@ function bytes(value) {
   if (value instanceof Uint8Array) return value;
   if (typeof value === "string") return utf8.encode(value);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (ArrayBuffer.isView(value))
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(`unsupported body chunk: ${Object.prototype.toString.call(value)}`);
 }
 
@@ -501,7 +635,9 @@ class Run {
     const { signal, ...plain } = this.request ?? {};
     // `{"ok":{url, headers}}`, a NUL and the body (not escaped into the
     // JSON); or `{"error"}`.
-    const text = call(() => wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming));
+    const text = call(() =>
+      wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming),
+    );
     const cut = text.indexOf("\0");
     const out = parse(cut < 0 ? text : text.slice(0, cut));
     if (out.error) throw makeError(out.error, this.key);
@@ -510,17 +646,33 @@ class Run {
   }
 
   error(name, code, message, extra, cause) {
-    return makeError(localError(name, code, message, { provider: this.o.provider, ...extra }), this.key, cause);
+    return makeError(
+      localError(name, code, message, { provider: this.o.provider, ...extra }),
+      this.key,
+      cause,
+    );
   }
 
   abortError(reason) {
     const why = reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "";
-    return this.error("AbortError", "abort", why ? `request aborted: ${why}` : "request aborted", {}, reason);
+    return this.error(
+      "AbortError",
+      "abort",
+      why ? `request aborted: ${why}` : "request aborted",
+      {},
+      reason,
+    );
   }
 
   timeoutError(which, ms) {
-    const what = { "first byte": "response", idle: "data between chunks", total: "complete response" }[which];
-    return this.error("TimeoutError", "timeout", `${which} timeout: no ${what} within ${ms} ms`, { retryable: which !== "total" && !this.yielded });
+    const what = {
+      "first byte": "response",
+      idle: "data between chunks",
+      total: "complete response",
+    }[which];
+    return this.error("TimeoutError", "timeout", `${which} timeout: no ${what} within ${ms} ms`, {
+      retryable: which !== "total" && !this.yielded,
+    });
   }
 
   /** Ends the whole run with `err`. */
@@ -540,7 +692,11 @@ class Run {
    */
   expire(which, ms) {
     let complete = false;
-    try { complete = this.decoding?.isComplete() ?? false; } catch { /* a panic: reported by the next call */ }
+    try {
+      complete = this.decoding?.isComplete() ?? false;
+    } catch {
+      /* a panic: reported by the next call */
+    }
     if (complete) {
       this.reader?.cancel().catch(() => {});
       return;
@@ -587,12 +743,25 @@ class Run {
     this.failure = null;
     this.reader = null;
     this.decoding = null;
-    const res = this.given ?? await this.send();
+    const res = this.given ?? (await this.send());
     this.requestId = requestId(res.headers);
     if (!res.ok) {
       let text = "";
-      try { text = await res.text(); } catch (e) { if (this.wasCut) throw this.reason(e); }
-      const info = parse(call(() => wasm.decodeHttpError(this.o.provider, res.status, JSON.stringify(headerPairs(res.headers)), text))).error;
+      try {
+        text = await res.text();
+      } catch (e) {
+        if (this.wasCut) throw this.reason(e);
+      }
+      const info = parse(
+        call(() =>
+          wasm.decodeHttpError(
+            this.o.provider,
+            res.status,
+            JSON.stringify(headerPairs(res.headers)),
+            text,
+          ),
+        ),
+      ).error;
       throw makeError(info, this.key);
     }
     return res;
@@ -608,13 +777,26 @@ class Run {
   async send() {
     this.controller = new AbortController();
     const { firstByte } = this.o.timeouts;
-    const timer = firstByte ? setTimeout(() => this.cut(this.timeoutError("first byte", firstByte)), firstByte) : null;
+    const timer = firstByte
+      ? setTimeout(() => this.cut(this.timeoutError("first byte", firstByte)), firstByte)
+      : null;
     let res;
     try {
-      res = await this.fetch(this.http.url, { method: "POST", headers: this.http.headers, body: this.http.body, signal: this.controller.signal });
+      res = await this.fetch(this.http.url, {
+        method: "POST",
+        headers: this.http.headers,
+        body: this.http.body,
+        signal: this.controller.signal,
+      });
     } catch (e) {
       if (this.wasCut) throw this.reason(e);
-      throw this.error("ConnectionError", "network", `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`, { retryable: true }, e);
+      throw this.error(
+        "ConnectionError",
+        "network",
+        `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`,
+        { retryable: true },
+        e,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -628,8 +810,17 @@ class Run {
         return await body();
       } catch (e) {
         const err = this.reason(e);
-        if (this.stopped || this.given || this.yielded || !(err instanceof SkylError) || !err.retryable) throw err;
-        const delay = call(() => wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()));
+        if (
+          this.stopped ||
+          this.given ||
+          this.yielded ||
+          !(err instanceof SkylError) ||
+          !err.retryable
+        )
+          throw err;
+        const delay = call(() =>
+          wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()),
+        );
         if (delay < 0) throw err;
         // The failed attempt's connection is closed before the next one.
         this.cut(err);
@@ -646,7 +837,13 @@ class Run {
   }
 
   bodyError(e) {
-    return this.error("ConnectionError", "network", `the connection broke while reading the response: ${e?.message ?? e}`, { retryable: !this.yielded, eventsEmitted: this.yielded }, e);
+    return this.error(
+      "ConnectionError",
+      "network",
+      `the connection broke while reading the response: ${e?.message ?? e}`,
+      { retryable: !this.yielded, eventsEmitted: this.yielded },
+      e,
+    );
   }
 
   async complete() {
@@ -737,7 +934,11 @@ class Run {
       // A failure after the stream began (a timeout, an abort, a broken
       // connection) keeps what had been assembled.
       if (decoder && e instanceof SkylError && e.partial === undefined) {
-        try { e.partial = decoder.partial(); } catch { /* a panic: reported as it is */ }
+        try {
+          e.partial = decoder.partial();
+        } catch {
+          /* a panic: reported as it is */
+        }
         e.eventsEmitted ??= this.yielded;
       }
       failure = e;
@@ -799,15 +1000,27 @@ export class StreamResult {
 
   constructor(run) {
     this.#run = run;
-    this.#final = new Promise((resolve, reject) => { this.#resolve = resolve; this.#reject = reject; });
+    this.#final = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
     this.#final.catch(() => {}); // observed through response() only
     // abort(), the caller's signal or the total timeout reject response()
     // at once, even while nobody is reading the stream.
-    run.onStop = (err) => { if (!run.finished) this.#reject(err); };
+    run.onStop = (err) => {
+      if (!run.finished) this.#reject(err);
+    };
   }
 
   [Symbol.asyncIterator]() {
-    if (this.#iterating) throw new InvalidRequestError(localError("InvalidRequestError", "already_consumed", "this stream is already being read: iterate it once"));
+    if (this.#iterating)
+      throw new InvalidRequestError(
+        localError(
+          "InvalidRequestError",
+          "already_consumed",
+          "this stream is already being read: iterate it once",
+        ),
+      );
     this.#iterating = true;
     const gen = this.#run.events((r) => this.#resolve(r));
     const reject = this.#reject;
@@ -834,14 +1047,20 @@ export class StreamResult {
         reject(e);
         return gen.throw(e);
       },
-      [Symbol.asyncIterator]() { return this; },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
     };
   }
 
   /** The final response; reads the stream to the end if nobody iterates it. */
   response() {
     if (!this.#iterating) {
-      (async () => { for await (const _ of this) { /* drain */ } })().catch(() => {});
+      (async () => {
+        for await (const _ of this) {
+          /* drain */
+        }
+      })().catch(() => {});
     }
     return this.#final;
   }
