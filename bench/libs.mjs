@@ -202,8 +202,7 @@ async function loadMinimal() {
       const { value, done } = await reader.read();
       if (done) break;
       buf += value;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
+      for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
         const line = buf.slice(0, i).replace(/\r$/, "");
         buf = buf.slice(i + 1);
         if (line.startsWith("data: ")) onData(line.slice(6));

@@ -118,8 +118,7 @@ async function* viaWorker(request, signal) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += value;
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(frame)?.[1];
@@ -244,7 +243,9 @@ async function converse(text) {
       ui.status.textContent = "error";
     }
   } finally {
-    ui.chat.querySelectorAll(".streaming").forEach((b) => b.classList.remove("streaming"));
+    ui.chat.querySelectorAll(".streaming").forEach((b) => {
+      b.classList.remove("streaming");
+    });
     current = null;
     busy(false);
     ui.input.focus();

@@ -66,7 +66,7 @@ describe("streaming delivery", () => {
     const c = client(mock, "anthropic", { mockOptions: { chunk: 40, delay: 30 } });
     const started = Date.now();
     let firstAt = null;
-    for await (const ev of c.stream({ messages: ask("hi"), tools: TOOLS })) {
+    for await (const _ of c.stream({ messages: ask("hi"), tools: TOOLS })) {
       firstAt ??= Date.now() - started;
     }
     const total = Date.now() - started;

@@ -96,8 +96,7 @@ function boundaries(body) {
   const text = body.toString("latin1");
   const out = [];
   const re = /\r\n\r\n|\n\n|\r\r/g;
-  let m;
-  while ((m = re.exec(text))) out.push(m.index + m[0].length);
+  for (const m of text.matchAll(re)) out.push(m.index + m[0].length);
   return out;
 }
 
@@ -117,7 +116,9 @@ describe("fault injection: a disconnect at every frame boundary and inside frame
       // Every boundary and the middle of every frame, thinned to 150 cuts
       // for the longest streams.
       let cuts = [];
-      bounds.forEach((b, i) => cuts.push(b, Math.floor(((bounds[i - 1] ?? 0) + b) / 2)));
+      bounds.forEach((b, i) => {
+        cuts.push(b, Math.floor(((bounds[i - 1] ?? 0) + b) / 2));
+      });
       cuts = [...new Set(cuts)].filter((c) => c > 0 && c < body.length).sort((a, b) => a - b);
       const step = Math.max(1, Math.ceil(cuts.length / 150));
       cuts = cuts.filter((_, i) => i % step === 0);

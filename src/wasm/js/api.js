@@ -248,7 +248,11 @@ function decoded(text, sent) {
   const lens = out.lens;
   let at = cut + 1;
   let k = 0;
-  const next = () => text.slice(at, (at += lens[k++]));
+  const next = () => {
+    const from = at;
+    at += lens[k++];
+    return text.slice(from, at);
+  };
   const events = out.events;
   for (let i = 0; i < events.length; i++) {
     const ev = events[i];
@@ -559,7 +563,9 @@ const sleep = (ms, signal) =>
  */
 function headerPairs(headers) {
   const out = [];
-  headers?.forEach?.((v, k) => out.push([k, v]));
+  headers?.forEach?.((v, k) => {
+    out.push([k, v]);
+  });
   const after = headers?.get?.("retry-after");
   const at = after && !/^\s*[\d.]+\s*$/.test(after) ? Date.parse(after) : NaN;
   if (!Number.isNaN(at) && !headers.has("retry-after-ms"))
