@@ -9,7 +9,7 @@
 //       `{"ok":{"url":..,"headers":[[name, value], ...]}}`, a NUL, then the
 //       HTTP body as it is (JSON text never holds a raw NUL, so the body is
 //       neither escaped into the JSON nor parsed back out); or
-//       `{"error":..}` with no NUL.
+//       `{"error":..}` with no NUL.                           -> encoded()
 //   decodeResponse(provider, body)    `{"response": Response}` (every
 //       field, `text`, `reasoning` and `toolCalls` included) or `{"error"}`.
 //   decodeHttpError(provider, status, headers, body)    always `{"error"}`;
@@ -63,6 +63,14 @@ import { call } from "./guard.js";
 
 /** A JSON result of the boundary, parsed. */
 export const parse = (json) => JSON.parse(json);
+
+/** An encodeRequest result: `{ ok: { url, headers, body } }` or `{ error }`. */
+export function encoded(text) {
+  const cut = text.indexOf("\0");
+  const out = parse(cut < 0 ? text : text.slice(0, cut));
+  if (!out.error) out.ok.body = text.slice(cut + 1);
+  return out;
+}
 
 /**
  * Completes a `finish` event's response: the decoder leaves out what the

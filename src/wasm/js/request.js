@@ -5,7 +5,7 @@
 import * as wasm from "./skyl_wasm.js";
 import { localError, makeError, SkylError } from "./errors.js";
 import { call, ready } from "./guard.js";
-import { Decoding, parse } from "./boundary.js";
+import { Decoding, encoded, parse } from "./boundary.js";
 
 /** Resolves after `ms`; rejects with the signal's reason if it aborts first. */
 const sleep = (ms, signal) =>
@@ -105,17 +105,14 @@ export class Run {
     await ready();
     if (this.given || this.http) return;
     const { signal, ...plain } = this.request ?? {};
-    // `{"ok":{url, headers}}`, a NUL and the body (not escaped into the
-    // JSON); or `{"error"}`.
-    const text = call(() =>
-      wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming),
+    const out = encoded(
+      call(() => wasm.encodeRequest(this.o.config, JSON.stringify(plain), this.streaming)),
     );
-    const cut = text.indexOf("\0");
-    const out = parse(cut < 0 ? text : text.slice(0, cut));
     if (out.error) throw makeError(out.error, this.key);
     this.http = out.ok;
-    this.http.body = text.slice(cut + 1);
   }
+
+  // ---------------------------------------------------- the run's errors
 
   error(name, code, message, extra, cause) {
     return makeError(
@@ -146,6 +143,24 @@ export class Run {
       retryable: which !== "total" && !this.yielded,
     });
   }
+
+  bodyError(e) {
+    return this.error(
+      "ConnectionError",
+      "network",
+      `the connection broke while reading the response: ${e?.message ?? e}`,
+      { retryable: !this.yielded, eventsEmitted: this.yielded },
+      e,
+    );
+  }
+
+  /** The error of an in-band failure (inside a 2xx body), with the response's request id. */
+  inBand(info) {
+    info.requestId ??= this.requestId;
+    return makeError(info, this.key);
+  }
+
+  // ------------------------------------- stopping: aborts and timeouts
 
   /** Ends the whole run with `err`. */
   stop(err) {
@@ -209,6 +224,8 @@ export class Run {
     return this.release;
   }
 
+  // ------------------------------------------------ attempts and retries
+
   /** One HTTP attempt: the Response (2xx) or a typed error. */
   async attempt() {
     if (this.stopped) throw this.stopped;
@@ -217,31 +234,28 @@ export class Run {
     this.decoding = null;
     const res = this.given ?? (await this.send());
     this.requestId = requestId(res.headers);
-    if (!res.ok) {
-      let text = "";
-      try {
-        text = await res.text();
-      } catch (e) {
-        if (this.wasCut) throw this.reason(e);
-      }
-      const info = parse(
-        call(() =>
-          wasm.decodeHttpError(
-            this.o.provider,
-            res.status,
-            JSON.stringify(headerPairs(res.headers)),
-            text,
-          ),
-        ),
-      ).error;
-      throw makeError(info, this.key);
-    }
+    if (!res.ok) throw await this.httpError(res);
     return res;
   }
 
-  /** The error of an in-band failure (inside a 2xx body), with the response's request id. */
-  inBand(info) {
-    info.requestId ??= this.requestId;
+  /** The typed error of a response that is not 2xx, from its status, headers and body. */
+  async httpError(res) {
+    let text = "";
+    try {
+      text = await res.text();
+    } catch (e) {
+      if (this.wasCut) throw this.reason(e);
+    }
+    const info = parse(
+      call(() =>
+        wasm.decodeHttpError(
+          this.o.provider,
+          res.status,
+          JSON.stringify(headerPairs(res.headers)),
+          text,
+        ),
+      ),
+    ).error;
     return makeError(info, this.key);
   }
 
@@ -282,61 +296,64 @@ export class Run {
         return await body();
       } catch (e) {
         const err = this.reason(e);
-        if (
-          this.stopped ||
-          this.given ||
-          this.yielded ||
-          !(err instanceof SkylError) ||
-          !err.retryable
-        )
-          throw err;
-        const delay = call(() =>
-          wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()),
-        );
+        const delay = this.retryDelay(err, retries);
         if (delay < 0) throw err;
-        // The failed attempt's connection is closed before the next one.
-        this.cut(err);
-        try {
-          // (stop() has not run: `this.stopped` was checked above, and
-          // nothing was awaited since.)
-          this.halted ??= new AbortController();
-          await sleep(delay, this.halted.signal);
-        } catch {
-          throw this.stopped ?? err;
-        }
+        await this.pause(delay, err);
       }
     }
   }
 
-  bodyError(e) {
-    return this.error(
-      "ConnectionError",
-      "network",
-      `the connection broke while reading the response: ${e?.message ?? e}`,
-      { retryable: !this.yielded, eventsEmitted: this.yielded },
-      e,
+  /**
+   * The wait before retrying after `err` (with `retries` done), or -1: none
+   * once the run is stopped, for a body the caller gave, once an event was
+   * handed out, or for an error that is not retryable.
+   */
+  retryDelay(err, retries) {
+    if (this.stopped || this.given || this.yielded || !(err instanceof SkylError) || !err.retryable)
+      return -1;
+    return call(() =>
+      wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()),
     );
   }
+
+  /** Waits `ms` before the next attempt; stop() ends the wait with its error. */
+  async pause(ms, err) {
+    // The failed attempt's connection is closed before the next one.
+    this.cut(err);
+    try {
+      // (stop() has not run: retryDelay() checked `this.stopped`, and
+      // nothing was awaited since.)
+      this.halted ??= new AbortController();
+      await sleep(ms, this.halted.signal);
+    } catch {
+      throw this.stopped ?? err;
+    }
+  }
+
+  // ---------------------------------------------- the whole response
 
   async complete() {
     await this.prepare();
     const end = this.begin();
     try {
-      return await this.withRetries(async () => {
-        const res = await this.attempt();
-        let text;
-        try {
-          text = await this.readText(res);
-        } catch (e) {
-          throw this.wasCut ? this.reason(e) : this.bodyError(e);
-        }
-        const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
-        if (out.error) throw this.inBand(out.error);
-        return out.response;
-      });
+      return await this.withRetries(() => this.completeAttempt());
     } finally {
       end();
     }
+  }
+
+  /** One attempt of `complete()`: the decoded response, or a typed error. */
+  async completeAttempt() {
+    const res = await this.attempt();
+    let text;
+    try {
+      text = await this.readText(res);
+    } catch (e) {
+      throw this.wasCut ? this.reason(e) : this.bodyError(e);
+    }
+    const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
+    if (out.error) throw this.inBand(out.error);
+    return out.response;
   }
 
   /** A whole body as text, the idle timeout guarding each chunk. */
@@ -360,6 +377,8 @@ export class Run {
     }
   }
 
+  // ------------------------------------------------------- the stream
+
   /** The events of the stream, handed out as soon as their bytes are decoded. */
   async *events(onResponse) {
     await this.prepare();
@@ -367,23 +386,9 @@ export class Run {
     let decoder = null;
     let failure;
     try {
-      let chunk = await this.withRetries(async () => {
-        const res = await this.attempt();
-        const d = new Decoding(this.o.provider);
-        this.decoding = d;
-        try {
-          this.reader = res.body ? res.body.getReader() : null;
-          const first = await this.pull(d);
-          // An error before any event may be retried (in-band overloaded,
-          // an early end): nothing was handed out yet.
-          if (first.error && first.events.length === 0) throw this.inBand(first.error);
-          decoder = d;
-          return first;
-        } catch (e) {
-          d.free();
-          throw e;
-        }
-      });
+      const opened = await this.withRetries(() => this.streamAttempt());
+      decoder = opened.decoder;
+      let chunk = opened.first;
       for (;;) {
         for (const ev of chunk.events) {
           // stream.abort() or the caller's signal while the loop body ran:
@@ -403,16 +408,7 @@ export class Run {
         chunk = await this.pull(decoder);
       }
     } catch (e) {
-      // A failure after the stream began (a timeout, an abort, a broken
-      // connection) keeps what had been assembled.
-      if (decoder && e instanceof SkylError && e.partial === undefined) {
-        try {
-          e.partial = decoder.partial();
-        } catch {
-          /* a panic: reported as it is */
-        }
-        e.eventsEmitted ??= this.yielded;
-      }
+      if (decoder) this.keepPartial(e, decoder);
       failure = e;
       throw e;
     } finally {
@@ -423,6 +419,41 @@ export class Run {
       if (!this.finished) this.stop(this.stopped ?? failure ?? this.abortError());
       end();
     }
+  }
+
+  /**
+   * One attempt of `events()`, up to its first events: `{ decoder, first }`
+   * (a result of `pull`), or a typed error, the decoder freed.
+   */
+  async streamAttempt() {
+    const res = await this.attempt();
+    const d = new Decoding(this.o.provider);
+    this.decoding = d;
+    try {
+      this.reader = res.body ? res.body.getReader() : null;
+      const first = await this.pull(d);
+      // An error before any event may be retried (in-band overloaded,
+      // an early end): nothing was handed out yet.
+      if (first.error && first.events.length === 0) throw this.inBand(first.error);
+      return { decoder: d, first };
+    } catch (e) {
+      d.free();
+      throw e;
+    }
+  }
+
+  /**
+   * A failure after the stream began (a timeout, an abort, a broken
+   * connection) keeps what had been assembled.
+   */
+  keepPartial(e, decoder) {
+    if (!(e instanceof SkylError) || e.partial !== undefined) return;
+    try {
+      e.partial = decoder.partial();
+    } catch {
+      /* a panic: reported as it is */
+    }
+    e.eventsEmitted ??= this.yielded;
   }
 
   /** Hands over the final response (once). */
