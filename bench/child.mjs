@@ -6,16 +6,34 @@ import { makeInput } from "./inputs.mjs";
 import { LIBRARIES } from "./libs.mjs";
 
 const [lib, wire, kind, delivery, runsArg, warmArg] = process.argv.slice(2);
-const runs = Number(runsArg), warmup = Number(warmArg);
+const runs = Number(runsArg),
+  warmup = Number(warmArg);
 const input = makeInput(wire, kind, delivery);
 const run = await LIBRARIES[lib].load();
 
-const norm = (r) => ({ text: r.text, calls: r.calls.map((c) => ({ name: c.name, args: typeof c.args === "string" ? JSON.parse(c.args) : c.args })) });
+const norm = (r) => ({
+  text: r.text,
+  calls: r.calls.map((c) => ({
+    name: c.name,
+    args: typeof c.args === "string" ? JSON.parse(c.args) : c.args,
+  })),
+});
 const first = norm(await run(wire, input));
 const same = JSON.stringify(first) === JSON.stringify(input.expected);
 if (!same) {
-  const diff = first.text !== input.expected.text ? `text differs (${first.text.length} vs ${input.expected.text.length} chars)` : `calls differ (${first.calls.length} vs ${input.expected.calls.length})`;
-  console.log(JSON.stringify({ lib, wire, kind, delivery, error: `${lib} assembled a different result: ${diff}` }));
+  const diff =
+    first.text !== input.expected.text
+      ? `text differs (${first.text.length} vs ${input.expected.text.length} chars)`
+      : `calls differ (${first.calls.length} vs ${input.expected.calls.length})`;
+  console.log(
+    JSON.stringify({
+      lib,
+      wire,
+      kind,
+      delivery,
+      error: `${lib} assembled a different result: ${diff}`,
+    }),
+  );
   process.exit(0);
 }
 // Warm up for at least `warmup` runs and half a second, whichever is
@@ -23,7 +41,8 @@ if (!same) {
 // calls, and a fast library would otherwise be timed partly unoptimised.
 const warmUntil = performance.now() + (warmup > 1 ? 500 : 0);
 for (let i = 0; i < warmup || performance.now() < warmUntil; i++) await run(wire, input);
-const wall = [], cpu = [];
+const wall = [],
+  cpu = [];
 let peak = process.memoryUsage().rss;
 for (let i = 0; i < runs; i++) {
   const c0 = process.cpuUsage();
@@ -34,4 +53,16 @@ for (let i = 0; i < runs; i++) {
   cpu.push((c.user + c.system) / 1000);
   peak = Math.max(peak, process.memoryUsage().rss);
 }
-console.log(JSON.stringify({ lib, wire, kind, delivery, bytes: input.body.length, events: input.events, wall, cpu, peakRss: peak }));
+console.log(
+  JSON.stringify({
+    lib,
+    wire,
+    kind,
+    delivery,
+    bytes: input.body.length,
+    events: input.events,
+    wall,
+    cpu,
+    peakRss: peak,
+  }),
+);

@@ -6,11 +6,15 @@
 // Each comes with what a correct client assembles (text, calls), and is
 // delivered either in 1-4 KB chunks or one SSE event per chunk.
 
-const WORDS = "the of and to in is that for it as with was on be by this are from at or an not which have has but they their can more all one about also into other some time these than would only when may its new first over such after most make like between through".split(" ");
+const WORDS =
+  "the of and to in is that for it as with was on be by this are from at or an not which have has but they their can more all one about also into other some time these than would only when may its new first over such after most make like between through".split(
+    " ",
+  );
 
 function prng(seed) {
   return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -30,7 +34,12 @@ function toolArgs(rand, i) {
   const rows = [];
   let json;
   do {
-    rows.push({ id: `row-${i}-${rows.length}`, label: textDeltas(rand, 6).join("").trim(), value: Math.round(rand() * 1e6) / 100, tags: ["a", "b", "c"].slice(0, 1 + Math.floor(rand() * 3)) });
+    rows.push({
+      id: `row-${i}-${rows.length}`,
+      label: textDeltas(rand, 6).join("").trim(),
+      value: Math.round(rand() * 1e6) / 100,
+      tags: ["a", "b", "c"].slice(0, 1 + Math.floor(rand() * 3)),
+    });
     json = JSON.stringify({ query: `lookup ${i}`, limit: 10 + i, rows });
   } while (json.length < 2000);
   return json;
@@ -38,7 +47,7 @@ function toolArgs(rand, i) {
 
 function fragments(rand, s) {
   const out = [];
-  for (let i = 0; i < s.length;) {
+  for (let i = 0; i < s.length; ) {
     const n = 1 + Math.floor(rand() * 12);
     out.push(s.slice(i, i + n));
     i += n;
@@ -52,7 +61,12 @@ function content(kind) {
   if (kind === "chat") return { deltas: textDeltas(rand, 2000), calls: [] };
   const n = kind === "tools" ? 8 : 80;
   const calls = [];
-  for (let i = 0; i < n; i++) calls.push({ id: `call_${i.toString(36).padStart(6, "0")}abc`, name: ["search_rows", "fetch_page", "summarize"][i % 3], args: toolArgs(rand, i) });
+  for (let i = 0; i < n; i++)
+    calls.push({
+      id: `call_${i.toString(36).padStart(6, "0")}abc`,
+      name: ["search_rows", "fetch_page", "summarize"][i % 3],
+      args: toolArgs(rand, i),
+    });
   return { deltas: textDeltas(rand, 20), calls, frags: calls.map((c) => fragments(rand, c.args)) };
 }
 
@@ -61,39 +75,119 @@ function frames(wire, kind) {
   const c = content(kind);
   const out = [];
   if (wire === "openai") {
-    const chunk = (delta, extra = {}) => ({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1767225600, model: "gpt-bench", system_fingerprint: "fp_bench", choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], usage: null, ...extra });
+    const chunk = (delta, extra = {}) => ({
+      id: "chatcmpl-bench",
+      object: "chat.completion.chunk",
+      created: 1767225600,
+      model: "gpt-bench",
+      system_fingerprint: "fp_bench",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+      usage: null,
+      ...extra,
+    });
     out.push(chunk({ role: "assistant", content: "", refusal: null }));
     for (const d of c.deltas) out.push(chunk({ content: d }));
     c.calls.forEach((call, index) => {
-      out.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      for (const f of c.frags[index]) out.push(chunk({ tool_calls: [{ index, function: { arguments: f } }] }));
+      out.push(
+        chunk({
+          tool_calls: [
+            { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+          ],
+        }),
+      );
+      for (const f of c.frags[index])
+        out.push(chunk({ tool_calls: [{ index, function: { arguments: f } }] }));
     });
     const fin = chunk({});
     fin.choices[0].finish_reason = c.calls.length ? "tool_calls" : "stop";
     out.push(fin);
-    out.push({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1767225600, model: "gpt-bench", choices: [], usage: { prompt_tokens: 100, completion_tokens: 2000, total_tokens: 2100 } });
-    return { frames: out.map((f) => `data: ${JSON.stringify(f)}\n\n`).concat(["data: [DONE]\n\n"]), c };
+    out.push({
+      id: "chatcmpl-bench",
+      object: "chat.completion.chunk",
+      created: 1767225600,
+      model: "gpt-bench",
+      choices: [],
+      usage: { prompt_tokens: 100, completion_tokens: 2000, total_tokens: 2100 },
+    });
+    return {
+      frames: out.map((f) => `data: ${JSON.stringify(f)}\n\n`).concat(["data: [DONE]\n\n"]),
+      c,
+    };
   }
   if (wire === "anthropic") {
     const ev = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
-    out.push(ev({ type: "message_start", message: { id: "msg_bench", type: "message", role: "assistant", model: "claude-bench", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } }));
-    out.push(ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }));
-    for (const d of c.deltas) out.push(ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: d } }));
+    out.push(
+      ev({
+        type: "message_start",
+        message: {
+          id: "msg_bench",
+          type: "message",
+          role: "assistant",
+          model: "claude-bench",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: 100,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
+        },
+      }),
+    );
+    out.push(
+      ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    );
+    for (const d of c.deltas)
+      out.push(
+        ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: d } }),
+      );
     out.push(ev({ type: "content_block_stop", index: 0 }));
     c.calls.forEach((call, i) => {
       const index = i + 1;
-      out.push(ev({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id.replace("call_", "toolu_"), name: call.name, input: {} } }));
-      for (const f of c.frags[i]) out.push(ev({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: f } }));
+      out.push(
+        ev({
+          type: "content_block_start",
+          index,
+          content_block: {
+            type: "tool_use",
+            id: call.id.replace("call_", "toolu_"),
+            name: call.name,
+            input: {},
+          },
+        }),
+      );
+      for (const f of c.frags[i])
+        out.push(
+          ev({
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: f },
+          }),
+        );
       out.push(ev({ type: "content_block_stop", index }));
     });
-    out.push(ev({ type: "message_delta", delta: { stop_reason: c.calls.length ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 2000 } }));
+    out.push(
+      ev({
+        type: "message_delta",
+        delta: { stop_reason: c.calls.length ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: 2000 },
+      }),
+    );
     out.push(ev({ type: "message_stop" }));
     return { frames: out, c };
   }
   // gemini
-  const frame = (parts, extra = {}) => ({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }], usageMetadata: { promptTokenCount: 100, totalTokenCount: 100 }, modelVersion: "gemini-bench", responseId: "resp-bench" });
+  const frame = (parts, extra = {}) => ({
+    candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+    usageMetadata: { promptTokenCount: 100, totalTokenCount: 100 },
+    modelVersion: "gemini-bench",
+    responseId: "resp-bench",
+  });
   for (const d of c.deltas) out.push(frame([{ text: d }]));
-  for (const call of c.calls) out.push(frame([{ functionCall: { name: call.name, args: JSON.parse(call.args) } }]));
+  for (const call of c.calls)
+    out.push(frame([{ functionCall: { name: call.name, args: JSON.parse(call.args) } }]));
   const last = frame([{ text: "" }], { finishReason: "STOP" });
   last.usageMetadata = { promptTokenCount: 100, candidatesTokenCount: 2000, totalTokenCount: 2100 };
   out.push(last);
@@ -113,7 +207,7 @@ export function makeInput(wire, kind, delivery) {
     for (const f of fr) chunks.push(enc.encode(f));
   } else {
     const rand = prng(99);
-    for (let i = 0; i < body.length;) {
+    for (let i = 0; i < body.length; ) {
       const n = 1024 + Math.floor(rand() * 3072);
       chunks.push(body.subarray(i, i + n));
       i += n;
@@ -123,7 +217,10 @@ export function makeInput(wire, kind, delivery) {
     body,
     chunks,
     events: fr.length,
-    expected: { text: c.deltas.join(""), calls: c.calls.map((x) => ({ name: x.name, args: JSON.parse(x.args) })) },
+    expected: {
+      text: c.deltas.join(""),
+      calls: c.calls.map((x) => ({ name: x.name, args: JSON.parse(x.args) })),
+    },
   };
 }
 

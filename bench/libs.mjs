@@ -25,10 +25,19 @@ async function loadSkyl() {
   const skyl = await import("../pkg/node.js");
   const tools = TOOL_NAMES.map((name) => ({ name, parameters: { type: "object" } }));
   return async (wire, input) => {
-    const client = new skyl.Client({ provider: wire, model: MODEL[wire], apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
+    const client = new skyl.Client({
+      provider: wire,
+      model: MODEL[wire],
+      apiKey: "bench",
+      maxRetries: 0,
+      fetch: fakeFetch(input.chunks),
+    });
     let text = "";
     const calls = [];
-    for await (const ev of client.stream({ messages: [{ role: "user", parts: [{ type: "text", text: PROMPT }] }], tools })) {
+    for await (const ev of client.stream({
+      messages: [{ role: "user", parts: [{ type: "text", text: PROMPT }] }],
+      tools,
+    })) {
       if (ev.type === "text") text += ev.text;
       else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
     }
@@ -55,12 +64,19 @@ async function loadAiSdk() {
   const { createOpenAI } = await import("@ai-sdk/openai");
   const { createAnthropic } = await import("@ai-sdk/anthropic");
   const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
-  const tools = Object.fromEntries(TOOL_NAMES.map((n) => [n, tool({ description: n, inputSchema: jsonSchema({ type: "object" }) })]));
+  const tools = Object.fromEntries(
+    TOOL_NAMES.map((n) => [
+      n,
+      tool({ description: n, inputSchema: jsonSchema({ type: "object" }) }),
+    ]),
+  );
   return async (wire, input) => {
     const fetch = fakeFetch(input.chunks);
     const model =
-      wire === "openai" ? createOpenAI({ apiKey: "bench", fetch }).chat(MODEL.openai)
-        : wire === "anthropic" ? createAnthropic({ apiKey: "bench", fetch })(MODEL.anthropic)
+      wire === "openai"
+        ? createOpenAI({ apiKey: "bench", fetch }).chat(MODEL.openai)
+        : wire === "anthropic"
+          ? createAnthropic({ apiKey: "bench", fetch })(MODEL.anthropic)
           : createGoogleGenerativeAI({ apiKey: "bench", fetch })(MODEL.gemini);
     const result = streamText({ model, prompt: PROMPT, tools, maxRetries: 0 });
     let text = "";
@@ -76,13 +92,26 @@ async function loadAiSdk() {
 
 async function loadOpenAI() {
   const { default: OpenAI } = await import("openai");
-  const tools = TOOL_NAMES.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } }));
+  const tools = TOOL_NAMES.map((name) => ({
+    type: "function",
+    function: { name, parameters: { type: "object" } },
+  }));
   return async (_wire, input) => {
     const client = new OpenAI({ apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
-    const stream = client.chat.completions.stream({ model: MODEL.openai, messages: [{ role: "user", content: PROMPT }], tools });
+    const stream = client.chat.completions.stream({
+      model: MODEL.openai,
+      messages: [{ role: "user", content: PROMPT }],
+      tools,
+    });
     const done = await stream.finalChatCompletion();
     const m = done.choices[0].message;
-    return { text: m.content ?? "", calls: (m.tool_calls ?? []).map((c) => ({ name: c.function.name, args: c.function.arguments })) };
+    return {
+      text: m.content ?? "",
+      calls: (m.tool_calls ?? []).map((c) => ({
+        name: c.function.name,
+        args: c.function.arguments,
+      })),
+    };
   };
 }
 
@@ -90,8 +119,19 @@ async function loadAnthropic() {
   const { default: Anthropic } = await import("@anthropic-ai/sdk");
   const tools = TOOL_NAMES.map((name) => ({ name, input_schema: { type: "object" } }));
   return async (_wire, input) => {
-    const client = new Anthropic({ apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
-    const msg = await client.messages.stream({ model: MODEL.anthropic, max_tokens: 4096, messages: [{ role: "user", content: PROMPT }], tools }).finalMessage();
+    const client = new Anthropic({
+      apiKey: "bench",
+      maxRetries: 0,
+      fetch: fakeFetch(input.chunks),
+    });
+    const msg = await client.messages
+      .stream({
+        model: MODEL.anthropic,
+        max_tokens: 4096,
+        messages: [{ role: "user", content: PROMPT }],
+        tools,
+      })
+      .finalMessage();
     let text = "";
     const calls = [];
     for (const b of msg.content) {
@@ -145,7 +185,8 @@ async function loadMinimal() {
           if (tc.function?.arguments) calls[tc.index].args += tc.function.arguments;
         }
       } else if (wire === "anthropic") {
-        if (f.type === "content_block_start" && f.content_block.type === "tool_use") calls[f.index] = { name: f.content_block.name, args: "" };
+        if (f.type === "content_block_start" && f.content_block.type === "tool_use")
+          calls[f.index] = { name: f.content_block.name, args: "" };
         else if (f.type === "content_block_delta") {
           if (f.delta.type === "text_delta") text += f.delta.text;
           else if (f.delta.type === "input_json_delta") calls[f.index].args += f.delta.partial_json;
@@ -161,8 +202,7 @@ async function loadMinimal() {
       const { value, done } = await reader.read();
       if (done) break;
       buf += value;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
+      for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
         const line = buf.slice(0, i).replace(/\r$/, "");
         buf = buf.slice(i + 1);
         if (line.startsWith("data: ")) onData(line.slice(6));

@@ -23,12 +23,19 @@ const wires = quick ? ["anthropic"] : WIRES;
 const kinds = quick ? ["tools"] : KINDS;
 const deliveries = quick ? ["event"] : DELIVERIES;
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const min = (xs) => Math.min(...xs);
-const f1 = (x) => (Number.isNaN(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const f1 = (x) =>
+  Number.isNaN(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 
 // The native core, built once.
-execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], { cwd: root, stdio: "inherit" });
+execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], {
+  cwd: root,
+  stdio: "inherit",
+});
 const native = path.join(root, "target/release/examples/bench_native");
 
 function nativeRun(wire, kind, delivery) {
@@ -43,8 +50,15 @@ function nativeRun(wire, kind, delivery) {
   const file = path.join(os.tmpdir(), `skyl-bench-${wire}-${kind}-${delivery}.bin`);
   fs.writeFileSync(file, Buffer.concat(parts));
   const out = JSON.parse(execFileSync(native, [wire, file, String(RUNS)], { encoding: "utf8" }));
-  if (out.calls !== input.expected.calls.length) throw new Error(`native core: ${out.calls} calls, expected ${input.expected.calls.length}`);
-  return { lib: "native Rust core", wall: out.wall, cpu: out.wall, bytes: input.body.length, events: input.events };
+  if (out.calls !== input.expected.calls.length)
+    throw new Error(`native core: ${out.calls} calls, expected ${input.expected.calls.length}`);
+  return {
+    lib: "native Rust core",
+    wall: out.wall,
+    cpu: out.wall,
+    bytes: input.body.length,
+    events: input.events,
+  };
 }
 
 const rows = [];
@@ -55,8 +69,16 @@ for (const wire of wires) {
       const cell = [];
       for (const [lib, spec] of Object.entries(LIBRARIES)) {
         if (!spec.wires.includes(wire)) continue;
-        const p = spawnSync(process.execPath, [path.join(here, "child.mjs"), lib, wire, kind, delivery, String(RUNS), String(WARMUP)], { encoding: "utf8", cwd: here, maxBuffer: 1 << 24 });
-        const line = p.stdout.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
+        const p = spawnSync(
+          process.execPath,
+          [path.join(here, "child.mjs"), lib, wire, kind, delivery, String(RUNS), String(WARMUP)],
+          { encoding: "utf8", cwd: here, maxBuffer: 1 << 24 },
+        );
+        const line = p.stdout
+          .trim()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .at(-1);
         if (!line) {
           console.error(`${lib} ${wire}/${kind}/${delivery} failed:\n${p.stderr}`);
           failed = true;
@@ -74,17 +96,32 @@ for (const wire of wires) {
       const skyl = cell.find((r) => r.lib === "skyl");
       for (const r of cell) {
         rows.push({
-          wire, kind, delivery, lib: r.lib,
-          wallMed: median(r.wall), wallMin: min(r.wall), cpuMed: median(r.cpu), cpuMin: min(r.cpu),
-          mbps: r.bytes / 1e6 / (median(r.wall) / 1000), eps: r.events / (median(r.wall) / 1000),
+          wire,
+          kind,
+          delivery,
+          lib: r.lib,
+          wallMed: median(r.wall),
+          wallMin: min(r.wall),
+          cpuMed: median(r.cpu),
+          cpuMin: min(r.cpu),
+          mbps: r.bytes / 1e6 / (median(r.wall) / 1000),
+          eps: r.events / (median(r.wall) / 1000),
           peak: r.peakRss ? r.peakRss / 1048576 : null,
           ratio: skyl ? median(r.cpu) / median(skyl.cpu) : null,
-          bytes: r.bytes, events: r.events,
+          bytes: r.bytes,
+          events: r.events,
         });
       }
-      const show = rows.filter((x) => x.wire === wire && x.kind === kind && x.delivery === delivery);
-      console.log(`\n${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"} (${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events)`);
-      for (const x of show) console.log(`  ${x.lib.padEnd(18)} cpu ${f1(x.cpuMed).padStart(7)} ms  wall ${f1(x.wallMed).padStart(7)} ms  ×skyl ${x.ratio === null ? "" : x.ratio.toFixed(2)}`);
+      const show = rows.filter(
+        (x) => x.wire === wire && x.kind === kind && x.delivery === delivery,
+      );
+      console.log(
+        `\n${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"} (${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events)`,
+      );
+      for (const x of show)
+        console.log(
+          `  ${x.lib.padEnd(18)} cpu ${f1(x.cpuMed).padStart(7)} ms  wall ${f1(x.wallMed).padStart(7)} ms  ×skyl ${x.ratio === null ? "" : x.ratio.toFixed(2)}`,
+        );
     }
   }
 }
@@ -101,9 +138,13 @@ function coldStart() {
   };
   for (const [lib, code] of Object.entries(entries)) {
     const file = path.join(here, `.cold-${lib.replace(/\W/g, "_")}.mjs`);
-    fs.writeFileSync(file, `const t0 = performance.now();\n${code}\nconsole.log(performance.now() - t0);\n`);
+    fs.writeFileSync(
+      file,
+      `const t0 = performance.now();\n${code}\nconsole.log(performance.now() - t0);\n`,
+    );
     const times = [];
-    for (let i = 0; i < (quick ? 1 : 9); i++) times.push(Number(execFileSync(process.execPath, [file], { cwd: here, encoding: "utf8" })));
+    for (let i = 0; i < (quick ? 1 : 9); i++)
+      times.push(Number(execFileSync(process.execPath, [file], { cwd: here, encoding: "utf8" })));
     fs.rmSync(file);
     out.push({ lib, ms: median(times) });
   }
@@ -113,12 +154,22 @@ function coldStart() {
 /** First-response time of a bundled Worker in a fresh Miniflare (workerd), median of `runs`. */
 async function workerdStart(outdir, runs) {
   const { Miniflare } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
-  const modules = fs.readdirSync(outdir).sort((a, b) => a.endsWith(".wasm") - b.endsWith(".wasm"))
-    .map((f) => ({ type: f.endsWith(".wasm") ? "CompiledWasm" : "ESModule", path: path.join(outdir, f) }));
+  const modules = fs
+    .readdirSync(outdir)
+    .sort((a, b) => a.endsWith(".wasm") - b.endsWith(".wasm"))
+    .map((f) => ({
+      type: f.endsWith(".wasm") ? "CompiledWasm" : "ESModule",
+      path: path.join(outdir, f),
+    }));
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    const mf = new Miniflare({ modules, modulesRoot: outdir, compatibilityDate: "2026-04-01", compatibilityFlags: ["nodejs_compat"] });
+    const mf = new Miniflare({
+      modules,
+      modulesRoot: outdir,
+      compatibilityDate: "2026-04-01",
+      compatibilityFlags: ["nodejs_compat"],
+    });
     const res = await mf.dispatchFetch("http://localhost/ping");
     await res.text();
     times.push(performance.now() - t0);
@@ -149,12 +200,37 @@ async function bundles() {
     const src = path.join(dir, "entry.js");
     fs.writeFileSync(src, code);
     const outdir = path.join(dir, `out-${out.length}`);
-    execFileSync(esbuild, [src, "--bundle", "--minify", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser", "--main-fields=module,main", "--loader:.wasm=copy", `--alias:skyl=${path.join(root, "pkg/workerd.js")}`, "--external:node:*", `--outdir=${outdir}`], { cwd: dir, stdio: "pipe" });
-    let js = 0, wasm = 0, jsGz = 0, wasmGz = 0;
+    execFileSync(
+      esbuild,
+      [
+        src,
+        "--bundle",
+        "--minify",
+        "--format=esm",
+        "--platform=neutral",
+        "--conditions=workerd,worker,browser",
+        "--main-fields=module,main",
+        "--loader:.wasm=copy",
+        `--alias:skyl=${path.join(root, "pkg/workerd.js")}`,
+        "--external:node:*",
+        `--outdir=${outdir}`,
+      ],
+      { cwd: dir, stdio: "pipe" },
+    );
+    let js = 0,
+      wasm = 0,
+      jsGz = 0,
+      wasmGz = 0;
     for (const f of fs.readdirSync(outdir)) {
       const b = fs.readFileSync(path.join(outdir, f));
       const gz = zlib.gzipSync(b, { level: 9 }).length;
-      if (f.endsWith(".wasm")) { wasm += b.length; wasmGz += gz; } else { js += b.length; jsGz += gz; }
+      if (f.endsWith(".wasm")) {
+        wasm += b.length;
+        wasmGz += gz;
+      } else {
+        js += b.length;
+        jsGz += gz;
+      }
     }
     let workerdMs = NaN;
     if (!warmed) {
@@ -181,21 +257,47 @@ const empty = bund.find((b) => b.lib === "(empty Worker)")?.workerdMs ?? 0;
 console.log("\ncold start (fresh Node process, import + construct a client), median:");
 for (const c of cold) console.log(`  ${c.lib.padEnd(18)} ${f1(c.ms)} ms`);
 console.log("\nWorker bundle (esbuild --minify), gzip:");
-for (const b of bund) console.log(`  ${b.lib.padEnd(30)} JS ${(b.jsGz / 1024).toFixed(1)} KiB${b.wasm ? ` + wasm ${(b.wasmGz / 1024).toFixed(1)} KiB` : ""} = ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} KiB; workerd first response ${f1(b.workerdMs)} ms (+${f1(b.workerdMs - empty)} over an empty Worker)`);
+for (const b of bund)
+  console.log(
+    `  ${b.lib.padEnd(30)} JS ${(b.jsGz / 1024).toFixed(1)} KiB${b.wasm ? ` + wasm ${(b.wasmGz / 1024).toFixed(1)} KiB` : ""} = ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} KiB; workerd first response ${f1(b.workerdMs)} ms (+${f1(b.workerdMs - empty)} over an empty Worker)`,
+  );
 
 if (!quick) {
-  const versions = Object.fromEntries(["ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "openai", "@anthropic-ai/sdk", "@google/genai"].map((p) => [p, JSON.parse(fs.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8")).version]));
+  const versions = Object.fromEntries(
+    [
+      "ai",
+      "@ai-sdk/openai",
+      "@ai-sdk/anthropic",
+      "@ai-sdk/google",
+      "openai",
+      "@anthropic-ai/sdk",
+      "@google/genai",
+    ].map((p) => [
+      p,
+      JSON.parse(fs.readFileSync(path.join(here, "node_modules", p, "package.json"), "utf8"))
+        .version,
+    ]),
+  );
   const cpuModel = os.cpus()[0]?.model ?? "unknown";
   let md = `# Benchmark results\n\nGenerated by \`node bench/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpuModel}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}.\n`;
-  md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(root, "pkg/package.json"), "utf8")).version} (this build), ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(", ")}.\n\n`;
+  md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(root, "pkg/package.json"), "utf8")).version} (this build), ${Object.entries(
+    versions,
+  )
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}.\n\n`;
   md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), at least ${WARMUP} warm-up runs and 0.5 s of them, then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.\n\n`;
-  for (const wire of wires) for (const kind of kinds) for (const delivery of deliveries) {
-    const show = rows.filter((x) => x.wire === wire && x.kind === kind && x.delivery === delivery);
-    if (!show.length) continue;
-    md += `## ${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"}\n\n${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events.\n\n| library | CPU median ms | CPU min ms | wall median ms | wall min ms | MB/s | events/s | peak RSS MB | CPU ×skyl |\n|---|---|---|---|---|---|---|---|---|\n`;
-    for (const x of show) md += `| ${x.lib} | ${f1(x.cpuMed)} | ${f1(x.cpuMin)} | ${f1(x.wallMed)} | ${f1(x.wallMin)} | ${f1(x.mbps)} | ${Math.round(x.eps).toLocaleString("en")} | ${x.peak ? x.peak.toFixed(0) : "-"} | ${x.ratio === null ? "-" : x.ratio.toFixed(2)} |\n`;
-    md += "\n";
-  }
+  for (const wire of wires)
+    for (const kind of kinds)
+      for (const delivery of deliveries) {
+        const show = rows.filter(
+          (x) => x.wire === wire && x.kind === kind && x.delivery === delivery,
+        );
+        if (!show.length) continue;
+        md += `## ${wire} / ${kind} / ${delivery === "event" ? "one event per chunk" : "1-4 KB chunks"}\n\n${(show[0].bytes / 1e6).toFixed(2)} MB, ${show[0].events} events.\n\n| library | CPU median ms | CPU min ms | wall median ms | wall min ms | MB/s | events/s | peak RSS MB | CPU ×skyl |\n|---|---|---|---|---|---|---|---|---|\n`;
+        for (const x of show)
+          md += `| ${x.lib} | ${f1(x.cpuMed)} | ${f1(x.cpuMin)} | ${f1(x.wallMed)} | ${f1(x.wallMin)} | ${f1(x.mbps)} | ${Math.round(x.eps).toLocaleString("en")} | ${x.peak ? x.peak.toFixed(0) : "-"} | ${x.ratio === null ? "-" : x.ratio.toFixed(2)} |\n`;
+        md += "\n";
+      }
   md += `## Cold start\n\nA fresh Node process: import the library and construct a client (median of 9).\n\n| library | ms |\n|---|---|\n${cold.map((c) => `| ${c.lib} | ${f1(c.ms)} |`).join("\n")}\n\n`;
   md += `## Worker bundle and cold start in workerd\n\nA minimal Worker entry per library, bundled by esbuild (minified, workerd conditions), gzip -9; then loaded in a fresh Miniflare (real workerd) and timed to its first response (median of 7), next to an empty Worker. workerd's own start (~100 ms) varies by about ±10 ms on this machine: smaller differences are noise.\n\n| library | JS gzip KiB | wasm gzip KiB | total gzip KiB | workerd first response ms | over an empty Worker ms |\n|---|---|---|---|---|---|\n${bund.map((b) => `| ${b.lib} | ${(b.jsGz / 1024).toFixed(1)} | ${b.wasm ? (b.wasmGz / 1024).toFixed(1) : "-"} | ${((b.jsGz + b.wasmGz) / 1024).toFixed(1)} | ${f1(b.workerdMs)} | ${b.lib.startsWith("(") ? "-" : f1(b.workerdMs - empty)} |`).join("\n")}\n`;
   fs.writeFileSync(path.join(here, "RESULTS.md"), md);

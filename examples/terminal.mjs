@@ -18,24 +18,43 @@ const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 async function conversation(provider) {
   const [keyVar, model] = REAL[provider] ?? [];
   const key = keyVar && process.env[keyVar];
-  const client = new Client(key
-    ? { provider, model, apiKey: key }
-    : { provider, model: "mock-model", baseURL: provider.startsWith("openai") ? `${MOCK}/v1` : MOCK });
-  console.log(bold(`\n━━ ${provider} ${key ? `(live, ${model})` : "(mock provider, real wire format)"}`));
-  const messages = [{ role: "user", parts: [{ type: "text", text: "What's the weather in Paris?" }] }];
+  const client = new Client(
+    key
+      ? { provider, model, apiKey: key }
+      : {
+          provider,
+          model: "mock-model",
+          baseURL: provider.startsWith("openai") ? `${MOCK}/v1` : MOCK,
+        },
+  );
+  console.log(
+    bold(`\n━━ ${provider} ${key ? `(live, ${model})` : "(mock provider, real wire format)"}`),
+  );
+  const messages = [
+    { role: "user", parts: [{ type: "text", text: "What's the weather in Paris?" }] },
+  ];
   console.log(`user       What's the weather in Paris?`);
   for (let turn = 0; turn < 4; turn++) {
     const stream = client.stream({ messages, tools: TOOLS, maxTokens: 512 });
     let line = null;
     for await (const ev of stream) {
       if (ev.type === "text" || ev.type === "reasoning") {
-        if (line !== ev.type) { if (line) process.stdout.write("\n"); process.stdout.write(`${ev.type.padEnd(10)} `); line = ev.type; }
+        if (line !== ev.type) {
+          if (line) process.stdout.write("\n");
+          process.stdout.write(`${ev.type.padEnd(10)} `);
+          line = ev.type;
+        }
         process.stdout.write(ev.type === "text" ? ev.text : dim(ev.text));
         continue;
       }
-      if (line) { process.stdout.write("\n"); line = null; }
-      if (ev.type === "tool_call") console.log(`tool_call  ${ev.call.name} ${ev.call.arguments} ${dim(`(id ${ev.call.id})`)}`);
-      if (ev.type === "usage") console.log(dim(`usage      in ${ev.usage.input ?? "?"} out ${ev.usage.output ?? "?"}`));
+      if (line) {
+        process.stdout.write("\n");
+        line = null;
+      }
+      if (ev.type === "tool_call")
+        console.log(`tool_call  ${ev.call.name} ${ev.call.arguments} ${dim(`(id ${ev.call.id})`)}`);
+      if (ev.type === "usage")
+        console.log(dim(`usage      in ${ev.usage.input ?? "?"} out ${ev.usage.output ?? "?"}`));
       if (ev.type === "warning") console.log(`warning    ${ev.message}`);
       if (ev.type === "finish") console.log(dim(`finish     ${ev.response.finishReason}`));
     }

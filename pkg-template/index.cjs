@@ -4,9 +4,9 @@
 "use strict";
 const err = new Error(
   "skyl is an ES module and cannot be loaded with require(). " +
-    "Use `import { Client } from \"skyl\"`, or from CommonJS: " +
-    "`const { Client } = await import(\"skyl\")` (or a one-adapter entry: " +
-    "\"skyl/openai\", \"skyl/anthropic\", \"skyl/gemini\").",
+    'Use `import { Client } from "skyl"`, or from CommonJS: ' +
+    '`const { Client } = await import("skyl")` (or a one-adapter entry: ' +
+    '"skyl/openai", "skyl/anthropic", "skyl/gemini").',
 );
 err.code = "ERR_REQUIRE_ESM";
 throw err;

@@ -17,11 +17,18 @@ async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
   for (const stop of stops.reverse()) {
-    try { await stop(); } catch { /* best effort */ }
+    try {
+      await stop();
+    } catch {
+      /* best effort */
+    }
   }
   process.exit(code);
 }
-process.on("SIGINT", () => { console.log("\nstopping…"); stopAll(0); });
+process.on("SIGINT", () => {
+  console.log("\nstopping…");
+  stopAll(0);
+});
 process.on("SIGTERM", () => stopAll(0));
 
 try {
@@ -32,22 +39,32 @@ try {
   const site = await startStatic({ port: port("WEB_PORT", 8080) });
   stops.push(() => site.close());
 
-  const live = KEYS.filter((k) => k.endsWith("_API_KEY") && process.env[k]).map((k) => k.replace("_API_KEY", "").toLowerCase());
+  const live = KEYS.filter((k) => k.endsWith("_API_KEY") && process.env[k]).map((k) =>
+    k.replace("_API_KEY", "").toLowerCase(),
+  );
   console.log(`mock provider  ${mock.url}   (all four wire formats)`);
-  console.log(`Worker         ${worker.url}   (workerd via wrangler dev; live: ${live.length ? live.join(", ") : "none, every provider uses the mock"})`);
+  console.log(
+    `Worker         ${worker.url}   (workerd via wrangler dev; live: ${live.length ? live.join(", ") : "none, every provider uses the mock"})`,
+  );
   console.log(`\n  Open the chat: ${site.url}/\n`);
 
   if (process.env.SKYL_DEMO_NO_TERMINAL !== "1") {
     console.log("A streamed, tool-calling conversation in the terminal, for each wire format:");
     await new Promise((resolve) => {
-      const p = spawn(process.execPath, [path.join(root, "examples/terminal.mjs")], { stdio: "inherit", env: { ...process.env, MOCK_URL: mock.url } });
+      const p = spawn(process.execPath, [path.join(root, "examples/terminal.mjs")], {
+        stdio: "inherit",
+        env: { ...process.env, MOCK_URL: mock.url },
+      });
       p.on("exit", resolve);
     });
   }
-  console.log(`\nThe chat is at ${site.url}/  ·  Ctrl-C stops the mock, the Worker and the server.`);
+  console.log(
+    `\nThe chat is at ${site.url}/  ·  Ctrl-C stops the mock, the Worker and the server.`,
+  );
   if (process.env.SKYL_DEMO_EXIT === "1") await stopAll(0);
 } catch (e) {
   console.error(`demo: ${e.message}`);
-  if (/EADDRINUSE/.test(String(e))) console.error("a port is taken: set MOCK_PORT, WORKER_PORT or WEB_PORT");
+  if (/EADDRINUSE/.test(String(e)))
+    console.error("a port is taken: set MOCK_PORT, WORKER_PORT or WEB_PORT");
   await stopAll(1);
 }

@@ -57,7 +57,9 @@ function testOnly(all) {
   const skip = new Set();
   for (const file of all) {
     const text = readFileSync(file, "utf8");
-    for (const m of text.matchAll(/#\[cfg\([^\]]*\btest\b[^\]]*\)\][^\n]*\n\s*(?:pub(?:\([^)]*\))? )?mod (\w+);/g)) {
+    for (const m of text.matchAll(
+      /#\[cfg\([^\]]*\btest\b[^\]]*\)\][^\n]*\n\s*(?:pub(?:\([^)]*\))? )?mod (\w+);/g,
+    )) {
       const here = modulePath(file);
       skip.add([...here, m[1]].join("::"));
     }
@@ -113,7 +115,9 @@ const modules = new Map(); // "a::b" -> Set(item names)
 for (const file of all) {
   const names = new Set();
   const text = shipped(readFileSync(file, "utf8"));
-  for (const m of text.matchAll(/^\s*pub(?:\([^)]*\))? (?:const |static |fn |struct |enum |type |trait |mod )(\w+)/gm)) {
+  for (const m of text.matchAll(
+    /^\s*pub(?:\([^)]*\))? (?:const |static |fn |struct |enum |type |trait |mod )(\w+)/gm,
+  )) {
     names.add(m[1]);
   }
   modules.set(modulePath(file).join("::"), names);

@@ -6,21 +6,42 @@ import zlib from "node:zlib";
 
 const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
 const dir = process.argv[2] ?? "pkg";
-const files = ["skyl_wasm_bg.wasm", "skyl_wasm.js", "api.js", "load.js", "node.js", "browser.js", "workerd.js", "adapters.js"];
+const files = [
+  "skyl_wasm_bg.wasm",
+  "skyl_wasm.js",
+  "api.js",
+  "errors.js",
+  "guard.js",
+  "boundary.js",
+  "request.js",
+  "result.js",
+  "messages.js",
+  "client.js",
+  "load.js",
+  "node.js",
+  "browser.js",
+  "workerd.js",
+  "adapters.js",
+];
 let gzipTotal = 0;
 const rows = [];
 for (const f of files) {
   const buf = fs.readFileSync(`${dir}/${f}`);
   const gz = zlib.gzipSync(buf, { level: 9 }).length;
-  const br = zlib.brotliCompressSync(buf, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  const br = zlib.brotliCompressSync(buf, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 },
+  }).length;
   gzipTotal += gz;
   rows.push([f, buf.length, gz, br]);
 }
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log("file                   raw         gzip        brotli");
-for (const [f, raw, gz, br] of rows) console.log(`${f.padEnd(22)} ${kib(raw).padEnd(11)} ${kib(gz).padEnd(11)} ${kib(br)}`);
+for (const [f, raw, gz, br] of rows)
+  console.log(`${f.padEnd(22)} ${kib(raw).padEnd(11)} ${kib(gz).padEnd(11)} ${kib(br)}`);
 const glue = rows.filter(([f]) => f !== "skyl_wasm_bg.wasm").reduce((a, r) => a + r[2], 0);
-console.log(`JS glue gzip: ${kib(glue)}; total gzip: ${kib(gzipTotal)} (budget ${kib(BUDGET_GZIP)})`);
+console.log(
+  `JS glue gzip: ${kib(glue)}; total gzip: ${kib(gzipTotal)} (budget ${kib(BUDGET_GZIP)})`,
+);
 
 let failed = false;
 /** A wasm file's imports; any from `env` fails the build. */
@@ -41,7 +62,9 @@ for (const sub of ["openai", "anthropic", "gemini"]) {
   const gz = (f) => zlib.gzipSync(fs.readFileSync(`${dir}/${sub}/${f}`), { level: 9 }).length;
   const wasmGz = gz("skyl_wasm_bg.wasm");
   const glueGz = files.slice(1).reduce((a, f) => a + gz(f), 0);
-  console.log(`skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)}`);
+  console.log(
+    `skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)}`,
+  );
   checkImports(`skyl/${sub}'s wasm`, `${dir}/${sub}/skyl_wasm_bg.wasm`);
 }
 if (gzipTotal > BUDGET_GZIP) {

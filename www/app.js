@@ -12,10 +12,24 @@ const params = new URLSearchParams(location.search);
 const WORKER = params.get("worker") ?? "http://127.0.0.1:8787";
 const $ = (id) => document.getElementById(id);
 const ui = {
-  provider: $("provider"), model: $("model"), route: $("route"), slow: $("slow"), reset: $("reset"),
-  direct: $("direct"), apikey: $("apikey"), baseurl: $("baseurl"), optin: $("optin"),
-  chat: $("chat"), empty: $("empty"), error: $("error"), form: $("form"), input: $("input"),
-  send: $("send"), stop: $("stop"), status: $("status"), mode: $("mode"),
+  provider: $("provider"),
+  model: $("model"),
+  route: $("route"),
+  slow: $("slow"),
+  reset: $("reset"),
+  direct: $("direct"),
+  apikey: $("apikey"),
+  baseurl: $("baseurl"),
+  optin: $("optin"),
+  chat: $("chat"),
+  empty: $("empty"),
+  error: $("error"),
+  form: $("form"),
+  input: $("input"),
+  send: $("send"),
+  stop: $("stop"),
+  status: $("status"),
+  mode: $("mode"),
 };
 if (params.get("provider")) ui.provider.value = params.get("provider");
 
@@ -55,16 +69,24 @@ function toolCard(call) {
 }
 
 function pretty(json) {
-  try { return JSON.stringify(JSON.parse(json), null, 2); } catch { return String(json); }
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return String(json);
+  }
 }
 
 function updateMode() {
   const p = ui.provider.value;
-  const live = ui.route.value === "worker" ? config.providers[p]?.live : Boolean(ui.apikey.value && ui.optin.checked);
+  const live =
+    ui.route.value === "worker"
+      ? config.providers[p]?.live
+      : Boolean(ui.apikey.value && ui.optin.checked);
   ui.mode.textContent = live ? `live ${p}` : `mock provider (${p} wire format)`;
   ui.mode.classList.toggle("live", Boolean(live));
   ui.direct.hidden = ui.route.value !== "direct";
-  ui.model.placeholder = (ui.route.value === "worker" && config.providers[p]?.model) || "mock-model";
+  ui.model.placeholder =
+    (ui.route.value === "worker" && config.providers[p]?.model) || "mock-model";
 }
 
 function busy(on) {
@@ -81,7 +103,12 @@ async function* viaWorker(request, signal) {
   const res = await fetch(`${WORKER}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ provider: ui.provider.value, model: ui.model.value || undefined, request, mock }),
+    body: JSON.stringify({
+      provider: ui.provider.value,
+      model: ui.model.value || undefined,
+      request,
+      mock,
+    }),
     signal,
   });
   if (!res.ok) throw new Error(`the Worker answered ${res.status}: ${await res.text()}`);
@@ -91,15 +118,15 @@ async function* viaWorker(request, signal) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += value;
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = /^data: (.*)$/m.exec(frame)?.[1];
       if (!data) continue;
       const parsed = JSON.parse(data);
-      if (event === "error") throw Object.assign(new Error(parsed.message), { name: parsed.name, code: parsed.code });
+      if (event === "error")
+        throw Object.assign(new Error(parsed.message), { name: parsed.name, code: parsed.code });
       yield parsed;
     }
   }
@@ -112,7 +139,8 @@ async function* direct(request, signal) {
   const useKey = key && ui.optin.checked;
   const mockBase = provider.startsWith("openai") ? `${config.mockURL}/v1` : config.mockURL;
   const headers = {};
-  if (!useKey && ui.slow.checked) Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
+  if (!useKey && ui.slow.checked)
+    Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
   const client = new Client({
     provider,
     model: ui.model.value || (useKey ? undefined : "mock-model"),
@@ -150,7 +178,10 @@ async function converse(text) {
   try {
     for (let turn = 0; turn < 8; turn++) {
       const request = { messages, tools: TOOLS, maxTokens: 1024 };
-      const source = ui.route.value === "worker" ? viaWorker(request, controller.signal) : direct(request, controller.signal);
+      const source =
+        ui.route.value === "worker"
+          ? viaWorker(request, controller.signal)
+          : direct(request, controller.signal);
       let bubble = null;
       let thinking = null;
       let response = null;
@@ -181,14 +212,18 @@ async function converse(text) {
       messages.push(response.message);
       if (response.toolCalls.length === 0) break;
       for (const call of response.toolCalls) {
-        const card = ui.chat.querySelector(`.card[data-call="${CSS.escape(call.id)}"]`) ?? toolCard(call);
+        const card =
+          ui.chat.querySelector(`.card[data-call="${CSS.escape(call.id)}"]`) ?? toolCard(call);
         const state = card.querySelector(".state");
         try {
           const result = runTool(call.name, JSON.parse(call.arguments));
           messages.push(toolResultMessage(call.id, result));
           state.textContent = "done";
           state.className = "state ok";
-          card.append(el("div", "label", "result"), el("pre", "result", JSON.stringify(result, null, 2)));
+          card.append(
+            el("div", "label", "result"),
+            el("pre", "result", JSON.stringify(result, null, 2)),
+          );
         } catch (e) {
           messages.push(toolErrorMessage(call.id, e));
           state.textContent = "failed";
@@ -208,7 +243,9 @@ async function converse(text) {
       ui.status.textContent = "error";
     }
   } finally {
-    ui.chat.querySelectorAll(".streaming").forEach((b) => b.classList.remove("streaming"));
+    ui.chat.querySelectorAll(".streaming").forEach((b) => {
+      b.classList.remove("streaming");
+    });
     current = null;
     busy(false);
     ui.input.focus();
@@ -225,7 +262,10 @@ ui.form.addEventListener("submit", (e) => {
   converse(text);
 });
 ui.input.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); ui.form.requestSubmit(); }
+  if (e.key === "Enter" && !e.shiftKey) {
+    e.preventDefault();
+    ui.form.requestSubmit();
+  }
 });
 ui.stop.addEventListener("click", () => current?.abort());
 ui.reset.addEventListener("click", () => {
@@ -237,9 +277,12 @@ ui.reset.addEventListener("click", () => {
   ui.status.textContent = "ready";
 });
 for (const chip of document.querySelectorAll(".chip")) {
-  chip.addEventListener("click", () => { if (!current) converse(chip.textContent); });
+  chip.addEventListener("click", () => {
+    if (!current) converse(chip.textContent);
+  });
 }
-for (const c of [ui.provider, ui.route, ui.apikey, ui.optin]) c.addEventListener("change", updateMode);
+for (const c of [ui.provider, ui.route, ui.apikey, ui.optin])
+  c.addEventListener("change", updateMode);
 
 (async () => {
   try {
@@ -247,7 +290,11 @@ for (const c of [ui.provider, ui.route, ui.apikey, ui.optin]) c.addEventListener
     config = await res.json();
   } catch {
     ui.route.value = "direct";
-    showError(new Error(`the Worker at ${WORKER} does not answer: using skyl directly in this page against the mock`));
+    showError(
+      new Error(
+        `the Worker at ${WORKER} does not answer: using skyl directly in this page against the mock`,
+      ),
+    );
   }
   updateMode();
   await ready();

@@ -14,7 +14,8 @@ export const TOOLS = [
   },
   {
     name: "convert_units",
-    description: "Convert a value between units of length, weight or temperature: km, mi, m, ft, kg, lb, C, F.",
+    description:
+      "Convert a value between units of length, weight or temperature: km, mi, m, ft, kg, lb, C, F.",
     parameters: {
       type: "object",
       properties: {
@@ -39,8 +40,10 @@ export const TOOLS = [
 /** Runs a tool call; throws on bad input (the page sends it back as a tool error). */
 export function runTool(name, args) {
   if (name === "get_weather") return weather(String(args.city ?? ""));
-  if (name === "convert_units") return convert(Number(args.value), String(args.from), String(args.to));
-  if (name === "calculate") return { expression: args.expression, result: calculate(String(args.expression ?? "")) };
+  if (name === "convert_units")
+    return convert(Number(args.value), String(args.from), String(args.to));
+  if (name === "calculate")
+    return { expression: args.expression, result: calculate(String(args.expression ?? "")) };
   throw new Error(`unknown tool ${name}`);
 }
 
@@ -49,18 +52,33 @@ function weather(city) {
   let h = 0;
   for (const c of city.toLowerCase()) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   const conditions = ["sunny", "partly cloudy", "overcast", "light rain", "windy"];
-  return { city, temperatureC: 8 + (h % 20), condition: conditions[h % conditions.length], source: "demo data" };
+  return {
+    city,
+    temperatureC: 8 + (h % 20),
+    condition: conditions[h % conditions.length],
+    source: "demo data",
+  };
 }
 
-const LINEAR = { km: ["length", 1000], m: ["length", 1], mi: ["length", 1609.344], ft: ["length", 0.3048], kg: ["weight", 1], lb: ["weight", 0.45359237] };
+const LINEAR = {
+  km: ["length", 1000],
+  m: ["length", 1],
+  mi: ["length", 1609.344],
+  ft: ["length", 0.3048],
+  kg: ["weight", 1],
+  lb: ["weight", 0.45359237],
+};
 
 function convert(value, from, to) {
   if (!Number.isFinite(value)) throw new Error("value must be a number");
-  const f = from.trim(), t = to.trim();
-  const temp = { C: (v) => v, F: (v) => (v - 32) * 5 / 9 };
-  const fromC = { C: (v) => v, F: (v) => v * 9 / 5 + 32 };
-  if (f in temp && t in fromC) return { value, from: f, to: t, result: round(fromC[t](temp[f](value))) };
-  const a = LINEAR[f.toLowerCase()], b = LINEAR[t.toLowerCase()];
+  const f = from.trim(),
+    t = to.trim();
+  const temp = { C: (v) => v, F: (v) => ((v - 32) * 5) / 9 };
+  const fromC = { C: (v) => v, F: (v) => (v * 9) / 5 + 32 };
+  if (f in temp && t in fromC)
+    return { value, from: f, to: t, result: round(fromC[t](temp[f](value))) };
+  const a = LINEAR[f.toLowerCase()],
+    b = LINEAR[t.toLowerCase()];
   if (!a || !b) throw new Error(`unknown unit: ${!a ? f : t}`);
   if (a[0] !== b[0]) throw new Error(`cannot convert ${a[0]} to ${b[0]}`);
   return { value, from: f, to: t, result: round((value * a[1]) / b[1]) };
@@ -73,25 +91,47 @@ export function calculate(src) {
   const tokens = src.match(/\d+(?:\.\d+)?|\.\d+|[-+*/^()]|\S/g) ?? [];
   let i = 0;
   const peek = () => tokens[i];
-  const take = (t) => { if (tokens[i] !== t) throw new Error(`expected ${t} at "${tokens.slice(i).join("") || "end"}"`); i++; };
+  const take = (t) => {
+    if (tokens[i] !== t) throw new Error(`expected ${t} at "${tokens.slice(i).join("") || "end"}"`);
+    i++;
+  };
   const primary = () => {
     const t = tokens[i++];
     if (t === undefined) throw new Error("unexpected end of expression");
-    if (t === "(") { const v = sum(); take(")"); return v; }
+    if (t === "(") {
+      const v = sum();
+      take(")");
+      return v;
+    }
     if (t === "-") return -power();
     if (t === "+") return power();
     if (/^[\d.]/.test(t)) return Number(t);
     throw new Error(`unexpected "${t}"`);
   };
-  const power = () => { const b = primary(); if (peek() === "^") { i++; return b ** power(); } return b; };
+  const power = () => {
+    const b = primary();
+    if (peek() === "^") {
+      i++;
+      return b ** power();
+    }
+    return b;
+  };
   const product = () => {
     let v = power();
-    while (peek() === "*" || peek() === "/") { const op = tokens[i++]; const r = power(); v = op === "*" ? v * r : v / r; }
+    while (peek() === "*" || peek() === "/") {
+      const op = tokens[i++];
+      const r = power();
+      v = op === "*" ? v * r : v / r;
+    }
     return v;
   };
   const sum = () => {
     let v = product();
-    while (peek() === "+" || peek() === "-") { const op = tokens[i++]; const r = product(); v = op === "+" ? v + r : v - r; }
+    while (peek() === "+" || peek() === "-") {
+      const op = tokens[i++];
+      const r = product();
+      v = op === "+" ? v + r : v - r;
+    }
     return v;
   };
   if (tokens.length === 0) throw new Error("empty expression");

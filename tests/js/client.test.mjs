@@ -5,8 +5,12 @@ import assert from "node:assert/strict";
 import { skyl, startMock, client, collect, ask, TOOLS, eventually, baseURL } from "./helpers.mjs";
 
 let mock;
-before(async () => { mock = await startMock(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMock();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini"];
@@ -29,7 +33,8 @@ describe("tool loop", () => {
 
       // Replay through JSON, as an app that stores its history would.
       const history = JSON.parse(JSON.stringify([...messages, response.message]));
-      for (const call of response.toolCalls) history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+      for (const call of response.toolCalls)
+        history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
       const final = await collect(c.stream({ messages: history, tools: TOOLS }));
       assert.ifError(final.error);
       assert.match(final.response.text, /temp.*21/);
@@ -45,7 +50,11 @@ describe("tool loop", () => {
       const c = client(mock, provider);
       const first = await c.complete({ messages: ask("Weather?"), tools: TOOLS });
       assert.equal(first.toolCalls.length, 1);
-      const history = [...ask("Weather?"), first.message, skyl.toolErrorMessage(first.toolCalls[0].id, new Error("station offline"))];
+      const history = [
+        ...ask("Weather?"),
+        first.message,
+        skyl.toolErrorMessage(first.toolCalls[0].id, new Error("station offline")),
+      ];
       const final = await c.complete({ messages: history, tools: TOOLS });
       assert.match(final.text, /station offline/);
     });
@@ -57,7 +66,7 @@ describe("streaming delivery", () => {
     const c = client(mock, "anthropic", { mockOptions: { chunk: 40, delay: 30 } });
     const started = Date.now();
     let firstAt = null;
-    for await (const ev of c.stream({ messages: ask("hi"), tools: TOOLS })) {
+    for await (const _ of c.stream({ messages: ask("hi"), tools: TOOLS })) {
       firstAt ??= Date.now() - started;
     }
     const total = Date.now() - started;
@@ -65,7 +74,9 @@ describe("streaming delivery", () => {
   });
 
   test("response() works without iterating", async () => {
-    const r = await client(mock, "gemini").stream({ messages: ask("hi"), tools: TOOLS }).response();
+    const r = await client(mock, "gemini")
+      .stream({ messages: ask("hi"), tools: TOOLS })
+      .response();
     assert.equal(r.toolCalls.length, 1);
   });
 
@@ -77,13 +88,22 @@ describe("streaming delivery", () => {
 
   test("decodeStream reads a body the caller fetched", async () => {
     const c = client(mock, "openai");
-    const res = await fetch(`${mock.url}/v1/chat/completions`, { method: "POST", headers: { "x-mock-fixture": "openaicompat/deepseek-tool-call.stream" }, body: "{}" });
+    const res = await fetch(`${mock.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "x-mock-fixture": "openaicompat/deepseek-tool-call.stream" },
+      body: "{}",
+    });
     const { events, response } = await collect(skyl.decodeStream("openaicompat", res));
     assert.equal(response.toolCalls.length, 1);
     assert.equal(events.filter((e) => e.type === "tool_call").length, 1);
     void c;
     // A bare ReadableStream of strings works too.
-    const body = new ReadableStream({ start(ctl) { ctl.enqueue('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n'); ctl.close(); } });
+    const body = new ReadableStream({
+      start(ctl) {
+        ctl.enqueue('data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n');
+        ctl.close();
+      },
+    });
     assert.equal((await skyl.decodeStream("openai", body).response()).text, "ok");
   });
 });
@@ -92,23 +112,35 @@ describe("cancellation", () => {
   const slow = { chunk: 30, delay: 40 };
 
   test("stream.abort() mid-stream rejects with AbortError and closes the connection", async () => {
-    const s = client(mock, "openai", { mockOptions: slow }).stream({ messages: ask("hi"), tools: TOOLS });
+    const s = client(mock, "openai", { mockOptions: slow }).stream({
+      messages: ask("hi"),
+      tools: TOOLS,
+    });
     const seen = [];
     const err = await (async () => {
       for await (const ev of s) {
         seen.push(ev);
         if (seen.length === 1) s.abort();
       }
-    })().then(() => null, (e) => e);
+    })().then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(err instanceof skyl.AbortError, String(err));
     assert.equal(err.name, "AbortError");
-    assert.ok(await eventually(() => mock.requests[0]?.closedEarly), "the server saw the connection close");
+    assert.ok(
+      await eventually(() => mock.requests[0]?.closedEarly),
+      "the server saw the connection close",
+    );
     await assert.rejects(s.response(), skyl.AbortError);
   });
 
   test("an AbortSignal in the request cancels it", async () => {
     const ctl = new AbortController();
-    const s = client(mock, "anthropic", { mockOptions: slow }).stream({ messages: ask("hi"), signal: ctl.signal });
+    const s = client(mock, "anthropic", { mockOptions: slow }).stream({
+      messages: ask("hi"),
+      signal: ctl.signal,
+    });
     setTimeout(() => ctl.abort(new Error("user left")), 60);
     const { error } = await collect(s);
     assert.ok(error instanceof skyl.AbortError, String(error));
@@ -117,13 +149,18 @@ describe("cancellation", () => {
   });
 
   test("an already aborted signal sends nothing", async () => {
-    const err = await client(mock, "openai").complete({ messages: ask("hi"), signal: AbortSignal.abort() }).catch((e) => e);
+    const err = await client(mock, "openai")
+      .complete({ messages: ask("hi"), signal: AbortSignal.abort() })
+      .catch((e) => e);
     assert.ok(err instanceof skyl.AbortError);
     assert.equal(mock.requests.length, 0);
   });
 
   test("leaving for-await early (break) closes the connection", async () => {
-    const s = client(mock, "gemini", { mockOptions: slow }).stream({ messages: ask("hi"), tools: TOOLS });
+    const s = client(mock, "gemini", { mockOptions: slow }).stream({
+      messages: ask("hi"),
+      tools: TOOLS,
+    });
     for await (const ev of s) {
       if (ev.type === "text") break;
     }
@@ -132,7 +169,9 @@ describe("cancellation", () => {
   });
 
   test("abort() during a retry wait stops without another attempt", async () => {
-    const s = client(mock, "openai", { mockOptions: { fail: "500", scenario: "abort-wait" } }).stream({ messages: ask("hi") });
+    const s = client(mock, "openai", {
+      mockOptions: { fail: "500", scenario: "abort-wait" },
+    }).stream({ messages: ask("hi") });
     setTimeout(() => s.abort(), 100);
     const { error } = await collect(s);
     assert.ok(error instanceof skyl.AbortError, String(error));
@@ -142,7 +181,9 @@ describe("cancellation", () => {
 
 describe("retries", () => {
   test("429 with retry-after-ms is honoured, then succeeds", async () => {
-    const c = client(mock, "anthropic", { mockOptions: { fail: "429", retry_after_ms: 300, scenario: "ra" } });
+    const c = client(mock, "anthropic", {
+      mockOptions: { fail: "429", retry_after_ms: 300, scenario: "ra" },
+    });
     const started = Date.now();
     const r = await c.complete({ messages: ask("hi") });
     assert.ok(Date.now() - started >= 300, "waited for retry-after-ms");
@@ -152,22 +193,35 @@ describe("retries", () => {
 
   test("retry-after in seconds is honoured", async () => {
     const started = Date.now();
-    await client(mock, "openai", { mockOptions: { fail: "429", retry_after: "1", scenario: "ras" } }).complete({ messages: ask("hi") });
+    await client(mock, "openai", {
+      mockOptions: { fail: "429", retry_after: "1", scenario: "ras" },
+    }).complete({ messages: ask("hi") });
     assert.ok(Date.now() - started >= 1000);
   });
 
   for (const status of [408, 409, 500, 503, 529]) {
     test(`${status} is retried`, async () => {
-      const c = client(mock, "anthropic", { mockOptions: { fail: String(status), retry_after_ms: 10, scenario: `s${status}` } });
+      const c = client(mock, "anthropic", {
+        mockOptions: { fail: String(status), retry_after_ms: 10, scenario: `s${status}` },
+      });
       const { error } = await collect(c.stream({ messages: ask("hi") }));
       assert.ifError(error);
       assert.equal(mock.requests.length, 2);
     });
   }
 
-  for (const [status, Class] of [[400, skyl.BadRequestError], [401, skyl.AuthenticationError], [403, skyl.PermissionDeniedError], [404, skyl.NotFoundError]]) {
+  for (const [status, Class] of [
+    [400, skyl.BadRequestError],
+    [401, skyl.AuthenticationError],
+    [403, skyl.PermissionDeniedError],
+    [404, skyl.NotFoundError],
+  ]) {
     test(`${status} is not retried and is a ${Class.name}`, async () => {
-      const err = await client(mock, "openai", { mockOptions: { fail: String(status), scenario: `n${status}` } }).complete({ messages: ask("hi") }).catch((e) => e);
+      const err = await client(mock, "openai", {
+        mockOptions: { fail: String(status), scenario: `n${status}` },
+      })
+        .complete({ messages: ask("hi") })
+        .catch((e) => e);
       assert.ok(err instanceof Class, String(err));
       assert.equal(err.status, status);
       assert.equal(err.retryable, false);
@@ -176,7 +230,12 @@ describe("retries", () => {
   }
 
   test("maxRetries bounds the attempts", async () => {
-    const err = await client(mock, "gemini", { maxRetries: 1, mockOptions: { fail: "503,503,503", retry_after_ms: 5, scenario: "mr" } }).complete({ messages: ask("hi") }).catch((e) => e);
+    const err = await client(mock, "gemini", {
+      maxRetries: 1,
+      mockOptions: { fail: "503,503,503", retry_after_ms: 5, scenario: "mr" },
+    })
+      .complete({ messages: ask("hi") })
+      .catch((e) => e);
     // (Gemini's 503 UNAVAILABLE is "the model is overloaded", typed as
     // the same error is in a stream.)
     assert.ok(err instanceof skyl.OverloadedError, String(err));
@@ -205,7 +264,9 @@ describe("retries", () => {
         if (n === 1) headers["x-mock-inband-error"] = "start";
         return fetch(url, { ...init, headers });
       };
-      const { error, response } = await collect(client(mock, provider, { fetch: fetchOnce }).stream({ messages: ask("hi") }));
+      const { error, response } = await collect(
+        client(mock, provider, { fetch: fetchOnce }).stream({ messages: ask("hi") }),
+      );
       assert.ifError(error);
       assert.equal(response.finishReason, "stop");
       assert.equal(n, 2);
@@ -214,7 +275,10 @@ describe("retries", () => {
     test(`${provider}: an in-band error after an event surfaces and is not retried`, async () => {
       const c = client(mock, provider, { mockOptions: { inband_error: "after_text" } });
       const { events, error } = await collect(c.stream({ messages: ask("hi") }));
-      assert.ok(events.some((e) => e.type === "text"), "an event came first");
+      assert.ok(
+        events.some((e) => e.type === "text"),
+        "an event came first",
+      );
       assert.ok(error instanceof skyl.APIError, String(error));
       assert.equal(error.inBand, true);
       assert.equal(error.eventsEmitted, true);
@@ -226,7 +290,11 @@ describe("retries", () => {
 
 describe("timeouts", () => {
   test("first-byte timeout", async () => {
-    const c = client(mock, "openai", { maxRetries: 0, timeout: { firstByte: 100 }, mockOptions: { first_byte_delay: 1000 } });
+    const c = client(mock, "openai", {
+      maxRetries: 0,
+      timeout: { firstByte: 100 },
+      mockOptions: { first_byte_delay: 1000 },
+    });
     const started = Date.now();
     const err = await c.complete({ messages: ask("hi") }).catch((e) => e);
     assert.ok(err instanceof skyl.TimeoutError, String(err));
@@ -235,14 +303,22 @@ describe("timeouts", () => {
   });
 
   test("a first-byte timeout is retried", async () => {
-    const c = client(mock, "openai", { maxRetries: 1, timeout: { firstByte: 100 }, mockOptions: { first_byte_delay: 400 } });
+    const c = client(mock, "openai", {
+      maxRetries: 1,
+      timeout: { firstByte: 100 },
+      mockOptions: { first_byte_delay: 400 },
+    });
     const err = await c.complete({ messages: ask("hi") }).catch((e) => e);
     assert.ok(err instanceof skyl.TimeoutError);
     assert.equal(mock.requests.length, 2);
   });
 
   test("idle timeout between chunks", async () => {
-    const c = client(mock, "anthropic", { maxRetries: 0, timeout: { idle: 100 }, mockOptions: { hang: 1 } });
+    const c = client(mock, "anthropic", {
+      maxRetries: 0,
+      timeout: { idle: 100 },
+      mockOptions: { hang: 1 },
+    });
     const { error } = await collect(c.stream({ messages: ask("hi") }));
     assert.ok(error instanceof skyl.TimeoutError, String(error));
     assert.match(error.message, /idle/);
@@ -250,7 +326,11 @@ describe("timeouts", () => {
   });
 
   test("total timeout", async () => {
-    const c = client(mock, "gemini", { maxRetries: 0, timeout: { total: 150 }, mockOptions: { chunk: 20, delay: 50 } });
+    const c = client(mock, "gemini", {
+      maxRetries: 0,
+      timeout: { total: 150 },
+      mockOptions: { chunk: 20, delay: 50 },
+    });
     const { events, error } = await collect(c.stream({ messages: ask("hi"), tools: TOOLS }));
     assert.ok(error instanceof skyl.TimeoutError, String(error));
     assert.match(error.message, /total/);
@@ -270,22 +350,39 @@ describe("errors", () => {
 
   test("the API key never appears in an error, even when the server echoes it", async () => {
     for (const provider of PROVIDERS) {
-      const c = client(mock, provider, { apiKey: KEY, mockOptions: { fail: "401,401", echo_key: 1, scenario: `k${provider}` } });
+      const c = client(mock, provider, {
+        apiKey: KEY,
+        mockOptions: { fail: "401,401", echo_key: 1, scenario: `k${provider}` },
+      });
       for (const err of [
         await c.complete({ messages: ask("hi") }).catch((e) => e),
         (await collect(c.stream({ messages: ask("hi") }))).error,
       ]) {
         assert.ok(err instanceof skyl.AuthenticationError, String(err));
-        const everything = [String(err), err.stack, JSON.stringify(err), JSON.stringify(Object.getOwnPropertyDescriptors(err)), err.body].join("\n");
+        const everything = [
+          String(err),
+          err.stack,
+          JSON.stringify(err),
+          JSON.stringify(Object.getOwnPropertyDescriptors(err)),
+          err.body,
+        ].join("\n");
         assert.ok(!everything.includes(KEY), `${provider}: key leaked: ${everything}`);
         assert.match(err.message, /\[redacted\]/);
       }
     }
     // Network errors and the client itself do not show it either.
-    const c = new skyl.Client({ provider: "openai", model: "m", apiKey: KEY, baseURL: "http://127.0.0.1:9/v1", maxRetries: 0 });
+    const c = new skyl.Client({
+      provider: "openai",
+      model: "m",
+      apiKey: KEY,
+      baseURL: "http://127.0.0.1:9/v1",
+      maxRetries: 0,
+    });
     const err = await c.complete({ messages: ask("hi") }).catch((e) => e);
     assert.ok(err instanceof skyl.ConnectionError, String(err));
-    assert.ok(![String(err), err.stack, JSON.stringify(err), JSON.stringify(c)].join().includes(KEY));
+    assert.ok(
+      ![String(err), err.stack, JSON.stringify(err), JSON.stringify(c)].join().includes(KEY),
+    );
   });
 
   test("invalid options throw an InvalidRequestError naming the option", () => {
@@ -301,7 +398,11 @@ describe("errors", () => {
       [{ provider: "openai", headers: [] }, "headers"],
       [{ provider: "openai", model: 5 }, "model"],
     ]) {
-      assert.throws(() => new skyl.Client(options), (e) => e instanceof skyl.InvalidRequestError && e.path === option && e.message.includes(option));
+      assert.throws(
+        () => new skyl.Client(options),
+        (e) =>
+          e instanceof skyl.InvalidRequestError && e.path === option && e.message.includes(option),
+      );
     }
   });
 
@@ -309,29 +410,83 @@ describe("errors", () => {
     const c = client(mock, "anthropic");
     const bad = [...ask("hi"), skyl.toolResultMessage("nope", "x")];
     const { error } = await collect(c.stream({ messages: bad }));
-    assert.ok(error instanceof skyl.InvalidRequestError && /unknown call id/.test(error.message), String(error));
+    assert.ok(
+      error instanceof skyl.InvalidRequestError && /unknown call id/.test(error.message),
+      String(error),
+    );
     await assert.rejects(c.complete({ messages: bad }), skyl.InvalidRequestError);
-    await assert.rejects(c.complete({ messages: [{ role: "assistant", parts: [{ type: "tool_call", id: "c", name: "f", arguments: "{oops" }] }] }), (e) => e instanceof skyl.InvalidRequestError && /not valid JSON/.test(e.message));
+    await assert.rejects(
+      c.complete({
+        messages: [
+          {
+            role: "assistant",
+            parts: [{ type: "tool_call", id: "c", name: "f", arguments: "{oops" }],
+          },
+        ],
+      }),
+      (e) => e instanceof skyl.InvalidRequestError && /not valid JSON/.test(e.message),
+    );
     assert.equal(mock.requests.length, 0);
   });
 
   test("validation helpers", () => {
     assert.doesNotThrow(() => skyl.validateTool({ name: "f" }));
-    assert.throws(() => skyl.validateTool({ name: "" }), (e) => e instanceof skyl.InvalidRequestError && e.path === "tool.name");
-    assert.throws(() => skyl.validateToolCall({ id: "", name: "f", arguments: "{}" }), (e) => e.path === "toolCall.id");
-    assert.throws(() => skyl.validateToolCall({ id: "c", name: "", arguments: "{}" }), (e) => e.path === "toolCall.name");
-    assert.throws(() => skyl.validateRequest({ messages: skyl.toolResultMessage("x", "y") ? [skyl.toolResultMessage("x", "y")] : [] }), skyl.InvalidRequestError);
+    assert.throws(
+      () => skyl.validateTool({ name: "" }),
+      (e) => e instanceof skyl.InvalidRequestError && e.path === "tool.name",
+    );
+    assert.throws(
+      () => skyl.validateToolCall({ id: "", name: "f", arguments: "{}" }),
+      (e) => e.path === "toolCall.id",
+    );
+    assert.throws(
+      () => skyl.validateToolCall({ id: "c", name: "", arguments: "{}" }),
+      (e) => e.path === "toolCall.name",
+    );
+    assert.throws(
+      () =>
+        skyl.validateRequest({
+          messages: skyl.toolResultMessage("x", "y") ? [skyl.toolResultMessage("x", "y")] : [],
+        }),
+      skyl.InvalidRequestError,
+    );
     // A field of the wrong type is named exactly, with what was expected.
-    const wrongType = { messages: [{ role: "user", parts: [{ type: "text", text: "a" }, { type: "text", text: 5 }] }] };
-    assert.throws(() => skyl.validateRequest(wrongType), (e) => e instanceof skyl.InvalidRequestError && e.path === "messages[0].parts[1].text" && /expected a string, got a number/.test(e.message));
-    assert.throws(() => skyl.validateTool({ name: "f", description: 1 }), (e) => e.path === "tool.description");
+    const wrongType = {
+      messages: [
+        {
+          role: "user",
+          parts: [
+            { type: "text", text: "a" },
+            { type: "text", text: 5 },
+          ],
+        },
+      ],
+    };
+    assert.throws(
+      () => skyl.validateRequest(wrongType),
+      (e) =>
+        e instanceof skyl.InvalidRequestError &&
+        e.path === "messages[0].parts[1].text" &&
+        /expected a string, got a number/.test(e.message),
+    );
+    assert.throws(
+      () => skyl.validateTool({ name: "f", description: 1 }),
+      (e) => e.path === "tool.description",
+    );
     const m = skyl.toolErrorMessage("c1", new Error("boom"));
-    assert.deepEqual(m, { role: "tool", parts: [{ type: "tool_result", callId: "c1", content: "boom", isError: true }] });
+    assert.deepEqual(m, {
+      role: "tool",
+      parts: [{ type: "tool_result", callId: "c1", content: "boom", isError: true }],
+    });
   });
 
   test("the instance keeps working after errors", async () => {
     const c = client(mock, "openai", { maxRetries: 0 });
-    await collect(client(mock, "openai", { maxRetries: 0, mockOptions: { disconnect_after: 50 } }).stream({ messages: ask("hi") }));
+    await collect(
+      client(mock, "openai", { maxRetries: 0, mockOptions: { disconnect_after: 50 } }).stream({
+        messages: ask("hi"),
+      }),
+    );
     assert.equal((await c.complete({ messages: ask("hi") })).finishReason, "stop");
   });
 
@@ -343,7 +498,11 @@ describe("errors", () => {
       return original(url, init);
     };
     try {
-      await new skyl.Client({ provider: "openai", model: "m", baseURL: baseURL(mock, "openai") }).complete({ messages: ask("hi") });
+      await new skyl.Client({
+        provider: "openai",
+        model: "m",
+        baseURL: baseURL(mock, "openai"),
+      }).complete({ messages: ask("hi") });
     } finally {
       globalThis.fetch = original;
     }

@@ -7,8 +7,12 @@ import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
 let mock;
-before(async () => { mock = await startMock(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMock();
+});
+after(async () => {
+  await mock.close();
+});
 
 function checkResponse(r, want, id) {
   assert.equal(r.text, want.text, `${id}: text`);
@@ -45,17 +49,31 @@ for (const id of listCases()) {
       }
       assert.ifError(error);
       checkResponse(response, want, id);
-      const text = events.filter((e) => e.type === "text").map((e) => e.text).join("");
+      const text = events
+        .filter((e) => e.type === "text")
+        .map((e) => e.text)
+        .join("");
       assert.equal(text, want.text, `${id}: text events`);
       const calls = events.filter((e) => e.type === "tool_call").map((e) => e.call);
       assert.deepEqual(calls, response.toolCalls, `${id}: tool_call events`);
       assert.equal(events.at(-1).type, "finish");
-      assert.ok(events.every((e) => typeof e.raw === "string"), `${id}: raw on every event`);
+      assert.ok(
+        events.every((e) => typeof e.raw === "string"),
+        `${id}: raw on every event`,
+      );
     } else if (want.kind === "response") {
       checkResponse(await c.complete({ messages: ask("hi") }), want, id);
     } else {
-      for (const call of [() => c.complete({ messages: ask("hi") }), async () => { for await (const _ of c.stream({ messages: ask("hi") })); }]) {
-        const err = await call().then(() => null, (e) => e);
+      for (const call of [
+        () => c.complete({ messages: ask("hi") }),
+        async () => {
+          for await (const _ of c.stream({ messages: ask("hi") }));
+        },
+      ]) {
+        const err = await call().then(
+          () => null,
+          (e) => e,
+        );
         assert.ok(err instanceof skyl.APIError, `${id}: ${err}`);
         assert.equal(err.status, want.http_status);
         assert.equal(err.providerType, want.error.type);

@@ -9,12 +9,16 @@ import { skyl, sleep, eventually } from "./helpers.mjs";
 
 const utf8 = new TextEncoder();
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const START = sse("message_start", { message: { id: "m1", model: "c", content: [], usage: { input_tokens: 1, output_tokens: 1 } } })
-  + sse("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-const text = (t) => sse("content_block_delta", { index: 0, delta: { type: "text_delta", text: t } });
-const END = sse("content_block_stop", { index: 0 })
-  + sse("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } })
-  + sse("message_stop", {});
+const START =
+  sse("message_start", {
+    message: { id: "m1", model: "c", content: [], usage: { input_tokens: 1, output_tokens: 1 } },
+  }) + sse("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+const text = (t) =>
+  sse("content_block_delta", { index: 0, delta: { type: "text_delta", text: t } });
+const END =
+  sse("content_block_stop", { index: 0 }) +
+  sse("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } }) +
+  sse("message_stop", {});
 const STALL = null;
 
 /**
@@ -31,27 +35,43 @@ function fakeFetch(attempts, log = []) {
     init.signal?.addEventListener("abort", () => log.push(`aborted ${id}`));
     if (chunks instanceof Response) return chunks;
     let i = 0;
-    const body = new ReadableStream({
-      pull(c) {
-        if (i >= chunks.length) return c.close();
-        const chunk = chunks[i++];
-        if (chunk === STALL) return new Promise(() => {});
-        c.enqueue(utf8.encode(chunk));
+    const body = new ReadableStream(
+      {
+        pull(c) {
+          if (i >= chunks.length) return c.close();
+          const chunk = chunks[i++];
+          if (chunk === STALL) return new Promise(() => {});
+          c.enqueue(utf8.encode(chunk));
+        },
+        cancel() {
+          log.push(`cancelled ${id}`);
+        },
       },
-      cancel() { log.push(`cancelled ${id}`); },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
   };
 }
 
 const REQUEST = { messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] };
-const client = (fetch, options = {}) => new skyl.Client({ provider: "anthropic", model: "c", apiKey: "sk-test-key-0001", fetch, ...options });
+const client = (fetch, options = {}) =>
+  new skyl.Client({
+    provider: "anthropic",
+    model: "c",
+    apiKey: "sk-test-key-0001",
+    fetch,
+    ...options,
+  });
 
 /** `promise`'s outcome, or "pending" after `ms`. */
-const within = (promise, ms) => Promise.race([
-  promise.then((value) => ({ value }), (error) => ({ error })),
-  sleep(ms).then(() => "pending"),
-]);
+const within = (promise, ms) =>
+  Promise.race([
+    promise.then(
+      (value) => ({ value }),
+      (error) => ({ error }),
+    ),
+    sleep(ms).then(() => "pending"),
+  ]);
 
 describe("when response() settles", () => {
   test("a loop may await response() at the finish event", async () => {
@@ -71,7 +91,9 @@ describe("when response() settles", () => {
 
   test("a server that keeps the connection open after the terminal frame: the idle timeout ends the body, not the stream", async () => {
     const log = [];
-    const stream = client(fakeFetch([[START + text("all here") + END, STALL]], log), { timeout: { idle: 100 } }).stream(REQUEST);
+    const stream = client(fakeFetch([[START + text("all here") + END, STALL]], log), {
+      timeout: { idle: 100 },
+    }).stream(REQUEST);
     const types = [];
     for await (const ev of stream) types.push(ev.type);
     assert.deepEqual(types, ["text", "usage", "finish"]);
@@ -80,9 +102,17 @@ describe("when response() settles", () => {
   });
 
   test("a stall before the terminal frame is still an idle timeout", async () => {
-    const stream = client(fakeFetch([[START + text("part"), STALL]]), { timeout: { idle: 100 }, maxRetries: 0 }).stream(REQUEST);
+    const stream = client(fakeFetch([[START + text("part"), STALL]]), {
+      timeout: { idle: 100 },
+      maxRetries: 0,
+    }).stream(REQUEST);
     const types = [];
-    await assert.rejects(async () => { for await (const ev of stream) types.push(ev.type); }, { name: "TimeoutError" });
+    await assert.rejects(
+      async () => {
+        for await (const ev of stream) types.push(ev.type);
+      },
+      { name: "TimeoutError" },
+    );
     assert.deepEqual(types, ["text"]);
   });
 });
@@ -90,14 +120,19 @@ describe("when response() settles", () => {
 describe("stopping a stream being read", () => {
   test("abort() in the loop body: nothing more is handed out, response() rejects", async () => {
     const log = [];
-    const stream = client(fakeFetch([[START + text("1") + text("2") + text("3"), STALL]], log)).stream(REQUEST);
+    const stream = client(
+      fakeFetch([[START + text("1") + text("2") + text("3"), STALL]], log),
+    ).stream(REQUEST);
     const seen = [];
-    await assert.rejects(async () => {
-      for await (const ev of stream) {
-        seen.push(ev.text);
-        stream.abort("stop");
-      }
-    }, { name: "AbortError" });
+    await assert.rejects(
+      async () => {
+        for await (const ev of stream) {
+          seen.push(ev.text);
+          stream.abort("stop");
+        }
+      },
+      { name: "AbortError" },
+    );
     assert.deepEqual(seen, ["1"]);
     await assert.rejects(stream.response(), { name: "AbortError" });
     assert.ok(await eventually(() => log.includes("cancelled 1")), log.join(", "));
@@ -117,7 +152,10 @@ describe("stopping a stream being read", () => {
 
   test("an AbortSignal while nobody reads rejects response() at once", async () => {
     const controller = new AbortController();
-    const stream = client(fakeFetch([[START + text("1"), STALL]])).stream({ ...REQUEST, signal: controller.signal });
+    const stream = client(fakeFetch([[START + text("1"), STALL]])).stream({
+      ...REQUEST,
+      signal: controller.signal,
+    });
     const it = stream[Symbol.asyncIterator]();
     await it.next();
     controller.abort();
@@ -140,8 +178,16 @@ describe("stopping a stream being read", () => {
 
 describe("what a failure keeps", () => {
   test("a timeout after events carries partial and eventsEmitted", async () => {
-    const stream = client(fakeFetch([[START + text("kept text"), STALL]]), { timeout: { idle: 100 } }).stream(REQUEST);
-    const err = await (async () => { try { for await (const _ of stream); } catch (e) { return e; } })();
+    const stream = client(fakeFetch([[START + text("kept text"), STALL]]), {
+      timeout: { idle: 100 },
+    }).stream(REQUEST);
+    const err = await (async () => {
+      try {
+        for await (const _ of stream);
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.equal(err.name, "TimeoutError");
     assert.equal(err.eventsEmitted, true);
     assert.equal(err.retryable, false);
@@ -152,7 +198,11 @@ describe("what a failure keeps", () => {
   test("an abort after events carries partial", async () => {
     const stream = client(fakeFetch([[START + text("kept"), STALL]])).stream(REQUEST);
     const err = await (async () => {
-      try { for await (const _ of stream) setTimeout(() => stream.abort(), 20); } catch (e) { return e; }
+      try {
+        for await (const _ of stream) setTimeout(() => stream.abort(), 20);
+      } catch (e) {
+        return e;
+      }
     })();
     assert.equal(err.name, "AbortError");
     assert.equal(err.eventsEmitted, true);
@@ -162,11 +212,16 @@ describe("what a failure keeps", () => {
   test("a retried attempt's connection is closed before the next one", async () => {
     const overloaded = sse("error", { error: { type: "overloaded_error", message: "Overloaded" } });
     const log = [];
-    const stream = client(fakeFetch([[overloaded, STALL], [START + text("ok") + END]], log), { maxRetries: 1 }).stream(REQUEST);
+    const stream = client(fakeFetch([[overloaded, STALL], [START + text("ok") + END]], log), {
+      maxRetries: 1,
+    }).stream(REQUEST);
     for await (const _ of stream);
     assert.equal((await stream.response()).text, "ok");
     const second = log.indexOf("attempt 2");
-    assert.ok(second > log.indexOf("cancelled 1") && log.indexOf("cancelled 1") >= 0, log.join(", "));
+    assert.ok(
+      second > log.indexOf("cancelled 1") && log.indexOf("cancelled 1") >= 0,
+      log.join(", "),
+    );
     assert.ok(log.indexOf("aborted 1") >= 0 && log.indexOf("aborted 1") < second, log.join(", "));
   });
 
@@ -178,10 +233,23 @@ describe("what a failure keeps", () => {
   });
 
   test("decodeStream of an HTTP error response throws the provider's error", async () => {
-    const res = new Response(JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "Rate limited" } }), {
-      status: 429, headers: { "content-type": "application/json", "retry-after": "3" },
-    });
-    const err = await (async () => { try { for await (const _ of skyl.decodeStream("anthropic", res)); } catch (e) { return e; } })();
+    const res = new Response(
+      JSON.stringify({
+        type: "error",
+        error: { type: "rate_limit_error", message: "Rate limited" },
+      }),
+      {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": "3" },
+      },
+    );
+    const err = await (async () => {
+      try {
+        for await (const _ of skyl.decodeStream("anthropic", res));
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.equal(err.name, "RateLimitError");
     assert.equal(err.status, 429);
     assert.equal(err.retryAfterMs, 3000);
@@ -192,53 +260,97 @@ describe("what a failure keeps", () => {
 describe("errors keep what the response said", () => {
   test("an in-band error keeps the response's request id", async () => {
     const body = `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
-    const res = new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "request-id": "req_sse_1" } });
+    const res = new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "request-id": "req_sse_1" },
+    });
     const stream = client(fakeFetch([res]), { maxRetries: 0 }).stream(REQUEST);
-    const err = await (async () => { try { for await (const _ of stream); } catch (e) { return e; } })();
+    const err = await (async () => {
+      try {
+        for await (const _ of stream);
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.equal(err.name, "OverloadedError");
     assert.equal(err.requestId, "req_sse_1");
   });
 
   test("retry-after as an HTTP date is honoured", async () => {
     const at = new Date(Date.now() + 30_000).toUTCString();
-    const res = new Response(JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "slow down" } }), {
-      status: 429, headers: { "content-type": "application/json", "retry-after": at },
-    });
-    const err = await client(fakeFetch([res]), { maxRetries: 0 }).complete(REQUEST).catch((e) => e);
+    const res = new Response(
+      JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "slow down" } }),
+      {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": at },
+      },
+    );
+    const err = await client(fakeFetch([res]), { maxRetries: 0 })
+      .complete(REQUEST)
+      .catch((e) => e);
     assert.equal(err.name, "RateLimitError");
     assert.ok(err.retryAfterMs > 25_000 && err.retryAfterMs <= 30_000, String(err.retryAfterMs));
   });
 
   test("a stream answered with a JSON error body (no SSE) is that error, not retried", async () => {
     const log = [];
-    const res = () => new Response(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "model: c-unknown" } }), {
-      status: 200, headers: { "content-type": "application/json" },
-    });
+    const res = () =>
+      new Response(
+        JSON.stringify({
+          type: "error",
+          error: { type: "not_found_error", message: "model: c-unknown" },
+        }),
+        {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        },
+      );
     const stream = client(fakeFetch([res(), res(), res()], log)).stream(REQUEST);
-    const err = await (async () => { try { for await (const _ of stream); } catch (e) { return e; } })();
+    const err = await (async () => {
+      try {
+        for await (const _ of stream);
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.equal(err.name, "NotFoundError");
     assert.match(err.message, /c-unknown/);
-    assert.deepEqual(log.filter((l) => l.startsWith("attempt")), ["attempt 1"]);
+    assert.deepEqual(
+      log.filter((l) => l.startsWith("attempt")),
+      ["attempt 1"],
+    );
   });
 });
 
 describe("options fetch would refuse", () => {
   test("an API key or header value that cannot be sent is an InvalidRequestError, without the key", () => {
     for (const apiKey of ["sk-test\u2019key-0001", "sk-test\nkey-0001", "sk-test\u0000key"]) {
-      assert.throws(() => client(fakeFetch([[]]), { apiKey }), (e) => {
-        assert.equal(e.name, "InvalidRequestError");
-        assert.equal(e.path, "apiKey");
-        assert.ok(!e.message.includes("sk-test"), e.message);
-        return true;
-      });
+      assert.throws(
+        () => client(fakeFetch([[]]), { apiKey }),
+        (e) => {
+          assert.equal(e.name, "InvalidRequestError");
+          assert.equal(e.path, "apiKey");
+          assert.ok(!e.message.includes("sk-test"), e.message);
+          return true;
+        },
+      );
     }
-    assert.throws(() => client(fakeFetch([[]]), { headers: { "x-a": "caf\u00e9 \u2603" } }), { name: "InvalidRequestError", path: "headers.x-a" });
-    assert.throws(() => client(fakeFetch([[]]), { headers: { "bad name": "v" } }), { name: "InvalidRequestError", path: "headers" });
+    assert.throws(() => client(fakeFetch([[]]), { headers: { "x-a": "caf\u00e9 \u2603" } }), {
+      name: "InvalidRequestError",
+      path: "headers.x-a",
+    });
+    assert.throws(() => client(fakeFetch([[]]), { headers: { "bad name": "v" } }), {
+      name: "InvalidRequestError",
+      path: "headers",
+    });
   });
 
   test("outer whitespace, as fetch trims it, is accepted", async () => {
     const log = [];
-    const c = client(fakeFetch([[START + text("ok") + END]], log), { apiKey: "sk-test-key-0001\n", headers: { "x-a": " caf\u00e9 " } });
+    const c = client(fakeFetch([[START + text("ok") + END]], log), {
+      apiKey: "sk-test-key-0001\n",
+      headers: { "x-a": " caf\u00e9 " },
+    });
     const out = [];
     for await (const ev of c.stream(REQUEST)) out.push(ev.type);
     assert.equal(out.at(-1), "finish");

@@ -6,10 +6,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 const pkg = new URL("../../pkg/", import.meta.url);
-const request = JSON.stringify({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
-const config = (provider) => JSON.stringify({ provider, model: "m", baseURL: "http://127.0.0.1:9/v1" });
+const request = JSON.stringify({
+  messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
+});
+const config = (provider) =>
+  JSON.stringify({ provider, model: "m", baseURL: "http://127.0.0.1:9/v1" });
 
-for (const [sub, built, other] of [["openai", "openaicompat", "anthropic"], ["anthropic", "anthropic", "gemini"], ["gemini", "gemini", "openai"]]) {
+for (const [sub, built, other] of [
+  ["openai", "openaicompat", "anthropic"],
+  ["anthropic", "anthropic", "gemini"],
+  ["gemini", "gemini", "openai"],
+]) {
   test(`skyl/${sub}'s wasm encodes for ${built} and refuses ${other}`, async () => {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
     wasm.initSync({ module: readFileSync(new URL(`${sub}/skyl_wasm_bg.wasm`, pkg)) });

@@ -23,7 +23,8 @@ export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }]
 /** A client against the mock; `mock` options become x-mock-* headers. */
 export function client(mock, provider, { mockOptions = {}, ...options } = {}) {
   const headers = {};
-  for (const [k, v] of Object.entries(mockOptions)) headers[`x-mock-${k.replace(/_/g, "-")}`] = String(v);
+  for (const [k, v] of Object.entries(mockOptions))
+    headers[`x-mock-${k.replace(/_/g, "-")}`] = String(v);
   return new skyl.Client({
     provider,
     model: "mock-model",

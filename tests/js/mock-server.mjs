@@ -69,7 +69,8 @@ export function listCases() {
   const out = [];
   for (const adapter of ["openai", "openaicompat", "anthropic", "gemini"]) {
     for (const f of fs.readdirSync(path.join(CONFORMANCE, adapter)).sort()) {
-      if (f.endsWith(".expected.json")) out.push(`${adapter}/${f.slice(0, -".expected.json".length)}`);
+      if (f.endsWith(".expected.json"))
+        out.push(`${adapter}/${f.slice(0, -".expected.json".length)}`);
     }
   }
   return out;
@@ -78,7 +79,8 @@ export function listCases() {
 function wireOf(url) {
   if (url.pathname.endsWith("/chat/completions")) return "openai";
   if (url.pathname.endsWith("/messages")) return "anthropic";
-  if (url.pathname.includes(":streamGenerateContent") || url.pathname.includes(":generateContent")) return "gemini";
+  if (url.pathname.includes(":streamGenerateContent") || url.pathname.includes(":generateContent"))
+    return "gemini";
   return null;
 }
 
@@ -88,15 +90,24 @@ function wireOf(url) {
 function toolResults(wire, req) {
   const out = [];
   if (wire === "openai") {
-    for (const m of req.messages ?? []) if (m.role === "tool") out.push({ id: m.tool_call_id, content: String(m.content) });
+    for (const m of req.messages ?? [])
+      if (m.role === "tool") out.push({ id: m.tool_call_id, content: String(m.content) });
   } else if (wire === "anthropic") {
     for (const m of req.messages ?? [])
       for (const b of Array.isArray(m.content) ? m.content : [])
-        if (b.type === "tool_result") out.push({ id: b.tool_use_id, content: typeof b.content === "string" ? b.content : JSON.stringify(b.content) });
+        if (b.type === "tool_result")
+          out.push({
+            id: b.tool_use_id,
+            content: typeof b.content === "string" ? b.content : JSON.stringify(b.content),
+          });
   } else {
     for (const c of req.contents ?? [])
       for (const p of c.parts ?? [])
-        if (p.functionResponse) out.push({ id: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) });
+        if (p.functionResponse)
+          out.push({
+            id: p.functionResponse.name,
+            content: JSON.stringify(p.functionResponse.response),
+          });
   }
   return out;
 }
@@ -105,27 +116,53 @@ function toolResults(wire, req) {
 function describe(content) {
   let v = content;
   for (let i = 0; i < 3 && typeof v === "string"; i++) {
-    try { v = JSON.parse(v); } catch { break; }
+    try {
+      v = JSON.parse(v);
+    } catch {
+      break;
+    }
   }
   if (v && typeof v === "object" && !Array.isArray(v)) {
-    if (Object.keys(v).length === 1 && ("output" in v || "error" in v)) return describe(typeof v.output === "string" ? v.output : JSON.stringify(v.output ?? v.error));
-    return Object.entries(v).map(([k, x]) => `${k} ${typeof x === "object" ? JSON.stringify(x) : x}`).join(", ");
+    if (Object.keys(v).length === 1 && ("output" in v || "error" in v))
+      return describe(
+        typeof v.output === "string" ? v.output : JSON.stringify(v.output ?? v.error),
+      );
+    return Object.entries(v)
+      .map(([k, x]) => `${k} ${typeof x === "object" ? JSON.stringify(x) : x}`)
+      .join(", ");
   }
   return String(v);
 }
 
 /** The declared tools in any format: [{name, description, schema}]. */
 function declaredTools(wire, req) {
-  if (wire === "gemini") return (req.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => ({ name: d.name, description: d.description ?? "", schema: d.parametersJsonSchema ?? d.parameters }));
-  if (wire === "anthropic") return (req.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? "", schema: t.input_schema }));
-  return (req.tools ?? []).map((t) => ({ name: t.function?.name, description: t.function?.description ?? "", schema: t.function?.parameters }));
+  if (wire === "gemini")
+    return (req.tools ?? [])
+      .flatMap((t) => t.functionDeclarations ?? [])
+      .map((d) => ({
+        name: d.name,
+        description: d.description ?? "",
+        schema: d.parametersJsonSchema ?? d.parameters,
+      }));
+  if (wire === "anthropic")
+    return (req.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description ?? "",
+      schema: t.input_schema,
+    }));
+  return (req.tools ?? []).map((t) => ({
+    name: t.function?.name,
+    description: t.function?.description ?? "",
+    schema: t.function?.parameters,
+  }));
 }
 
 /** The last user text of a request in any format. */
 function lastUserText(wire, req) {
   const texts = [];
   if (wire === "gemini") {
-    for (const c of req.contents ?? []) if (c.role === "user") for (const p of c.parts ?? []) if (p.text) texts.push(p.text);
+    for (const c of req.contents ?? [])
+      if (c.role === "user") for (const p of c.parts ?? []) if (p.text) texts.push(p.text);
   } else {
     for (const m of req.messages ?? []) {
       if (m.role !== "user") continue;
@@ -139,8 +176,12 @@ function lastUserText(wire, req) {
 /** The tool the user's words point at (its name or description), else the first. */
 function chooseTool(wire, req) {
   const tools = declaredTools(wire, req);
-  const words = lastUserText(wire, req).toLowerCase().match(/[a-z]{3,}/g) ?? [];
-  const score = (t) => words.filter((w) => `${t.name} ${t.description}`.toLowerCase().includes(w)).length;
+  const words =
+    lastUserText(wire, req)
+      .toLowerCase()
+      .match(/[a-z]{3,}/g) ?? [];
+  const score = (t) =>
+    words.filter((w) => `${t.name} ${t.description}`.toLowerCase().includes(w)).length;
   return [...tools].sort((a, b) => score(b) - score(a))[0] ?? { name: "get_weather", schema: null };
 }
 
@@ -165,14 +206,24 @@ function scriptedArgs(tool) {
 function scriptedTurn(wire, req) {
   const results = toolResults(wire, req);
   if (results.length > 0) {
-    return { text: `Here is what I found: ${results.map((r) => describe(r.content)).join("; ")}.`, calls: [] };
+    return {
+      text: `Here is what I found: ${results.map((r) => describe(r.content)).join("; ")}.`,
+      calls: [],
+    };
   }
-  const declared = wire === "gemini" ? req.tools?.[0]?.functionDeclarations?.length : req.tools?.length;
+  const declared =
+    wire === "gemini" ? req.tools?.[0]?.functionDeclarations?.length : req.tools?.length;
   if (!declared) return { text: "Hello from the mock provider.", calls: [] };
   const tool = chooseTool(wire, req);
   return {
     text: "Let me look that up.",
-    calls: [{ id: wire === "gemini" ? null : `call_${tool.name}_1`, name: tool.name, args: scriptedArgs(tool) }],
+    calls: [
+      {
+        id: wire === "gemini" ? null : `call_${tool.name}_1`,
+        name: tool.name,
+        args: scriptedArgs(tool),
+      },
+    ],
   };
 }
 
@@ -186,80 +237,200 @@ const pieces = (s, n = 5) => {
 function renderTurn(wire, model, turn) {
   const usage = { input: 12, output: 34 };
   if (wire === "openai") {
-    const head = (delta, extra = {}) => ({ id: "chatcmpl-mock", object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+    const head = (delta, extra = {}) => ({
+      id: "chatcmpl-mock",
+      object: "chat.completion.chunk",
+      model,
+      choices: [{ index: 0, delta, finish_reason: null }],
+      ...extra,
+    });
     const frames = [head({ role: "assistant", content: "" })];
     for (const p of pieces(turn.text)) frames.push(head({ content: p }));
     turn.calls.forEach((c, index) => {
-      frames.push(head({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
-      for (const p of pieces(JSON.stringify(c.args), 4)) frames.push(head({ tool_calls: [{ index, function: { arguments: p } }] }));
+      frames.push(
+        head({
+          tool_calls: [
+            { index, id: c.id, type: "function", function: { name: c.name, arguments: "" } },
+          ],
+        }),
+      );
+      for (const p of pieces(JSON.stringify(c.args), 4))
+        frames.push(head({ tool_calls: [{ index, function: { arguments: p } }] }));
     });
     const last = head({});
     last.choices[0].finish_reason = turn.calls.length ? "tool_calls" : "stop";
     frames.push(last);
-    frames.push({ id: "chatcmpl-mock", object: "chat.completion.chunk", model, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
+    frames.push({
+      id: "chatcmpl-mock",
+      object: "chat.completion.chunk",
+      model,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+      },
+    });
     const message = { role: "assistant", content: turn.text };
-    if (turn.calls.length) message.tool_calls = turn.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+    if (turn.calls.length)
+      message.tool_calls = turn.calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: JSON.stringify(c.args) },
+      }));
     return {
       stream: frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join("") + "data: [DONE]\n\n",
-      json: { id: "chatcmpl-mock", object: "chat.completion", model, choices: [{ index: 0, message, finish_reason: last.choices[0].finish_reason }], usage: { prompt_tokens: usage.input, completion_tokens: usage.output } },
+      json: {
+        id: "chatcmpl-mock",
+        object: "chat.completion",
+        model,
+        choices: [{ index: 0, message, finish_reason: last.choices[0].finish_reason }],
+        usage: { prompt_tokens: usage.input, completion_tokens: usage.output },
+      },
     };
   }
   if (wire === "anthropic") {
     const ev = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
-    let out = ev({ type: "message_start", message: { id: "msg_mock", type: "message", role: "assistant", model, content: [], stop_reason: null, usage: { input_tokens: usage.input, output_tokens: 1 } } });
+    let out = ev({
+      type: "message_start",
+      message: {
+        id: "msg_mock",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
+    });
     const content = [];
     let index = 0;
     if (turn.text) {
       out += ev({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
-      for (const p of pieces(turn.text)) out += ev({ type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
+      for (const p of pieces(turn.text))
+        out += ev({ type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
       out += ev({ type: "content_block_stop", index });
       content.push({ type: "text", text: turn.text });
       index++;
     }
     for (const c of turn.calls) {
-      out += ev({ type: "content_block_start", index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } });
-      for (const p of pieces(JSON.stringify(c.args), 4)) out += ev({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } });
+      out += ev({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: c.id, name: c.name, input: {} },
+      });
+      for (const p of pieces(JSON.stringify(c.args), 4))
+        out += ev({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: p },
+        });
       out += ev({ type: "content_block_stop", index });
       content.push({ type: "tool_use", id: c.id, name: c.name, input: c.args });
       index++;
     }
     const stop = turn.calls.length ? "tool_use" : "end_turn";
     out += ev({ type: "ping" });
-    out += ev({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
+    out += ev({
+      type: "message_delta",
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    });
     out += ev({ type: "message_stop" });
-    return { stream: out, json: { id: "msg_mock", type: "message", role: "assistant", model, content, stop_reason: stop, usage: { input_tokens: usage.input, output_tokens: usage.output } } };
+    return {
+      stream: out,
+      json: {
+        id: "msg_mock",
+        type: "message",
+        role: "assistant",
+        model,
+        content,
+        stop_reason: stop,
+        usage: { input_tokens: usage.input, output_tokens: usage.output },
+      },
+    };
   }
   // gemini
-  const frame = (parts, extra = {}) => ({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }], modelVersion: model, responseId: "resp-mock" });
+  const frame = (parts, extra = {}) => ({
+    candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+    modelVersion: model,
+    responseId: "resp-mock",
+  });
   const frames = pieces(turn.text).map((p) => frame([{ text: p }]));
-  const callParts = turn.calls.map((c, i) => ({ functionCall: { name: c.name, args: c.args }, ...(i === 0 ? { thoughtSignature: "bW9jay1zaWduYXR1cmU=" } : {}) }));
+  const callParts = turn.calls.map((c, i) => ({
+    functionCall: { name: c.name, args: c.args },
+    ...(i === 0 ? { thoughtSignature: "bW9jay1zaWduYXR1cmU=" } : {}),
+  }));
   if (callParts.length) frames.push(frame(callParts));
   const last = frame([], { finishReason: "STOP" });
-  last.usageMetadata = { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output };
+  last.usageMetadata = {
+    promptTokenCount: usage.input,
+    candidatesTokenCount: usage.output,
+    totalTokenCount: usage.input + usage.output,
+  };
   frames.push(last);
   return {
     stream: frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`).join(""),
-    json: { candidates: [{ content: { role: "model", parts: [{ text: turn.text }, ...callParts] }, finishReason: "STOP", index: 0 }], usageMetadata: last.usageMetadata, modelVersion: model, responseId: "resp-mock" },
+    json: {
+      candidates: [
+        {
+          content: { role: "model", parts: [{ text: turn.text }, ...callParts] },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+      usageMetadata: last.usageMetadata,
+      modelVersion: model,
+      responseId: "resp-mock",
+    },
   };
 }
 
 function inbandError(wire) {
-  if (wire === "anthropic") return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
-  if (wire === "gemini") return `data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } })}\r\n\r\n`;
+  if (wire === "anthropic")
+    return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
+  if (wire === "gemini")
+    return `data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } })}\r\n\r\n`;
   return `data: ${JSON.stringify({ error: { message: "The server had an error while processing your request.", type: "server_error" } })}\n\n`;
 }
 
 function httpErrorBody(wire, status) {
-  const message = status === 429 ? "Rate limit reached" : status === 529 ? "Overloaded" : status === 401 ? "invalid x-api-key" : `mock error ${status}`;
+  const message =
+    status === 429
+      ? "Rate limit reached"
+      : status === 529
+        ? "Overloaded"
+        : status === 401
+          ? "invalid x-api-key"
+          : `mock error ${status}`;
   if (wire === "anthropic") {
-    const type = { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error" }[status] ?? "api_error";
+    const type =
+      {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        429: "rate_limit_error",
+        529: "overloaded_error",
+      }[status] ?? "api_error";
     return { type: "error", error: { type, message } };
   }
   if (wire === "gemini") {
-    const st = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE" }[status] ?? "INTERNAL";
+    const st =
+      {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        429: "RESOURCE_EXHAUSTED",
+        503: "UNAVAILABLE",
+      }[status] ?? "INTERNAL";
     return { error: { code: status, message, status: st } };
   }
-  const type = { 400: "invalid_request_error", 401: "invalid_request_error", 429: "rate_limit_error" }[status] ?? "server_error";
+  const type =
+    { 400: "invalid_request_error", 401: "invalid_request_error", 429: "rate_limit_error" }[
+      status
+    ] ?? "server_error";
   return { error: { message, type, param: null, code: status === 401 ? "invalid_api_key" : null } };
 }
 
@@ -268,7 +439,11 @@ async function send(res, buf) {
   if (res.destroyed) return false;
   if (!res.write(buf)) {
     await new Promise((r) => {
-      const done = () => { res.off("drain", done); res.off("close", done); r(); };
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        r();
+      };
       res.on("drain", done);
       res.on("close", done);
     });
@@ -295,8 +470,12 @@ async function resourceStream(res, { huge, commentsMs, tiny }) {
   if (tiny) {
     const one = 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n';
     const batch = one.repeat(1000);
-    for (let i = 0; i < tiny; i += 1000) if (!(await send(res, i + 1000 <= tiny ? batch : one.repeat(tiny - i)))) return;
-    await send(res, 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    for (let i = 0; i < tiny; i += 1000)
+      if (!(await send(res, i + 1000 <= tiny ? batch : one.repeat(tiny - i)))) return;
+    await send(
+      res,
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+    );
   }
 }
 
@@ -328,17 +507,36 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     for await (const c of req) chunks.push(c);
     const raw = Buffer.concat(chunks).toString("utf8");
     let body = null;
-    try { body = JSON.parse(raw); } catch { body = null; }
-    const opt = (name) => req.headers[`x-mock-${name.replace(/_/g, "-")}`] ?? url.searchParams.get(name);
-    const record = { method: req.method, path: url.pathname, search: url.search, headers: req.headers, body, closedEarly: false, completed: false };
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = null;
+    }
+    const opt = (name) =>
+      req.headers[`x-mock-${name.replace(/_/g, "-")}`] ?? url.searchParams.get(name);
+    const record = {
+      method: req.method,
+      path: url.pathname,
+      search: url.search,
+      headers: req.headers,
+      body,
+      closedEarly: false,
+      completed: false,
+    };
     requests.push(record);
     if (!quiet) console.log(`mock: ${req.method} ${url.pathname}${url.search}`);
 
     const wire = wireOf(url);
-    if (!wire) return res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${url.pathname}` } }));
-    const streaming = wire === "gemini" ? url.pathname.includes(":streamGenerateContent") : body?.stream === true;
+    if (!wire)
+      return res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `no route ${url.pathname}` } }));
+    const streaming =
+      wire === "gemini" ? url.pathname.includes(":streamGenerateContent") : body?.stream === true;
 
-    res.on("close", () => { if (!res.writableFinished) record.closedEarly = true; });
+    res.on("close", () => {
+      if (!res.writableFinished) record.closedEarly = true;
+    });
 
     const scenario = opt("scenario") ?? `${url.pathname}${url.search}`;
     const n = (attempts.get(scenario) ?? 0) + 1;
@@ -352,7 +550,11 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       res.writeHead(status, headers);
       const errBody = httpErrorBody(wire, status);
       if (opt("echo_key")) {
-        const cred = req.headers.authorization ?? req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? "";
+        const cred =
+          req.headers.authorization ??
+          req.headers["x-api-key"] ??
+          req.headers["x-goog-api-key"] ??
+          "";
         const target = errBody.error;
         target.message = `${target.message}: credential ${cred} was rejected`;
       }
@@ -369,7 +571,9 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       stream = c.stream;
       status = c.expected.http_status ?? 200;
     } else {
-      const model = body?.model ?? decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
+      const model =
+        body?.model ??
+        decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
       const turn = renderTurn(wire, model, scriptedTurn(wire, body ?? {}));
       payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
       const inband = opt("inband_error");
@@ -380,15 +584,26 @@ export async function startMock({ port = 0, quiet = true } = {}) {
           // After the first text-bearing frame.
           const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
           const frames = text.split(sep).filter(Boolean);
-          const firstText = frames.findIndex((f) => /"content":"[^"]|text_delta|"text":"[^"]/.test(f));
-          payload = Buffer.from(frames.slice(0, firstText + 1).map((f) => f + sep).join("") + inbandError(wire));
+          const firstText = frames.findIndex((f) =>
+            /"content":"[^"]|text_delta|"text":"[^"]/.test(f),
+          );
+          payload = Buffer.from(
+            frames
+              .slice(0, firstText + 1)
+              .map((f) => f + sep)
+              .join("") + inbandError(wire),
+          );
         }
       }
     }
 
     if (opt("huge_event") || opt("comments_ms") || opt("tiny_events")) {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      await resourceStream(res, { huge: Number(opt("huge_event") ?? 0), commentsMs: Number(opt("comments_ms") ?? 0), tiny: Number(opt("tiny_events") ?? 0) });
+      await resourceStream(res, {
+        huge: Number(opt("huge_event") ?? 0),
+        commentsMs: Number(opt("comments_ms") ?? 0),
+        tiny: Number(opt("tiny_events") ?? 0),
+      });
       record.completed = !res.destroyed;
       return res.end();
     }
@@ -400,7 +615,10 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       "cache-control": "no-cache",
       "x-request-id": `req_mock_${requests.length}`,
     });
-    if (opt("hang")) { res.flushHeaders(); return; }
+    if (opt("hang")) {
+      res.flushHeaders();
+      return;
+    }
     const chunk = Number(opt("chunk") ?? 0) || payload.length || 1;
     const delay = Number(opt("delay") ?? 0);
     const cutAt = opt("disconnect_after") != null ? Number(opt("disconnect_after")) : Infinity;
@@ -419,19 +637,31 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       sent += piece.length;
       if (!res.write(piece)) await new Promise((r) => res.once("drain", r));
     }
-    if (cutAt !== Infinity && sent >= cutAt) { res.socket?.destroy(); return; }
+    if (cutAt !== Infinity && sent >= cutAt) {
+      res.socket?.destroy();
+      return;
+    }
     record.completed = true;
     res.end();
   });
-  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
   await new Promise((r) => server.listen(port, "127.0.0.1", r));
   const actual = server.address().port;
   return {
     url: `http://127.0.0.1:${actual}`,
     port: actual,
     requests,
-    reset() { requests.length = 0; attempts.clear(); },
-    close() { for (const s of sockets) s.destroy(); return new Promise((r) => server.close(r)); },
+    reset() {
+      requests.length = 0;
+      attempts.clear();
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(r));
+    },
   };
 }
 

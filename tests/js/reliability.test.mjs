@@ -10,8 +10,12 @@ import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
 let mock;
-before(async () => { mock = await startMock(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMock();
+});
+after(async () => {
+  await mock.close();
+});
 
 const streamCases = listCases().filter((id) => readCase(id).stream);
 const strip = (events) => events;
@@ -33,7 +37,9 @@ function rechunking(next) {
         ctl.enqueue(pending.slice(0, n));
         pending = pending.subarray(n);
       },
-      cancel(reason) { return reader.cancel(reason); },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     });
     return new Response(body, { status: res.status, headers: res.headers });
   };
@@ -42,7 +48,8 @@ function rechunking(next) {
 /** A small deterministic PRNG (mulberry32). */
 function prng(seed) {
   return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -51,10 +58,17 @@ function prng(seed) {
 
 async function run(id, options = {}) {
   const provider = id.split("/")[0];
-  return collect(client(mock, provider, { maxRetries: 0, ...options, mockOptions: { fixture: id, ...options.mockOptions } }).stream({ messages: ask("hi") }));
+  return collect(
+    client(mock, provider, {
+      maxRetries: 0,
+      ...options,
+      mockOptions: { fixture: id, ...options.mockOptions },
+    }).stream({ messages: ask("hi") }),
+  );
 }
 
-const outcome = (r) => (r.error ? { error: r.error.code, partial: r.error.partial } : { response: r.response });
+const outcome = (r) =>
+  r.error ? { error: r.error.code, partial: r.error.partial } : { response: r.response };
 
 describe("chunk boundaries through fetch + ReadableStream", () => {
   for (const id of streamCases) {
@@ -66,7 +80,11 @@ describe("chunk boundaries through fetch + ReadableStream", () => {
       for (const seed of [1, 2, 3]) {
         const rand = prng(seed);
         const random = await run(id, { fetch: rechunking(() => 1 + Math.floor(rand() * 300)) });
-        assert.deepEqual(strip(random.events), strip(whole.events), `random chunking, seed ${seed}`);
+        assert.deepEqual(
+          strip(random.events),
+          strip(whole.events),
+          `random chunking, seed ${seed}`,
+        );
         assert.deepEqual(outcome(random), outcome(whole));
       }
     });
@@ -78,8 +96,7 @@ function boundaries(body) {
   const text = body.toString("latin1");
   const out = [];
   const re = /\r\n\r\n|\n\n|\r\r/g;
-  let m;
-  while ((m = re.exec(text))) out.push(m.index + m[0].length);
+  for (const m of text.matchAll(re)) out.push(m.index + m[0].length);
   return out;
 }
 
@@ -92,12 +109,16 @@ describe("fault injection: a disconnect at every frame boundary and inside frame
       const { body } = readCase(id);
       const full = await run(id);
       assert.ifError(full.error);
-      const wholeCalls = full.events.filter((e) => e.type === "tool_call").map((e) => JSON.stringify(e.call));
+      const wholeCalls = full.events
+        .filter((e) => e.type === "tool_call")
+        .map((e) => JSON.stringify(e.call));
       const bounds = boundaries(body);
       // Every boundary and the middle of every frame, thinned to 150 cuts
       // for the longest streams.
       let cuts = [];
-      bounds.forEach((b, i) => cuts.push(b, Math.floor(((bounds[i - 1] ?? 0) + b) / 2)));
+      bounds.forEach((b, i) => {
+        cuts.push(b, Math.floor(((bounds[i - 1] ?? 0) + b) / 2));
+      });
       cuts = [...new Set(cuts)].filter((c) => c > 0 && c < body.length).sort((a, b) => a - b);
       const step = Math.max(1, Math.ceil(cuts.length / 150));
       cuts = cuts.filter((_, i) => i % step === 0);
@@ -111,22 +132,46 @@ describe("fault injection: a disconnect at every frame boundary and inside frame
         // a complete stream.)
         const content = (evs) => evs.filter((e) => e.type !== "usage" && e.type !== "finish");
         const got = content(r.events);
-        assert.deepEqual(got, content(full.events).slice(0, got.length), `cut at ${cut}: not a prefix`);
+        assert.deepEqual(
+          got,
+          content(full.events).slice(0, got.length),
+          `cut at ${cut}: not a prefix`,
+        );
         for (const ev of r.events.filter((e) => e.type === "tool_call")) {
-          assert.ok(wholeCalls.includes(JSON.stringify(ev.call)), `cut at ${cut}: a tool call that is not whole`);
+          assert.ok(
+            wholeCalls.includes(JSON.stringify(ev.call)),
+            `cut at ${cut}: a tool call that is not whole`,
+          );
         }
         if (r.error) {
-          assert.ok(r.error instanceof skyl.ConnectionError || r.error instanceof skyl.StreamEndedEarlyError, `cut at ${cut}: ${r.error}`);
+          assert.ok(
+            r.error instanceof skyl.ConnectionError ||
+              r.error instanceof skyl.StreamEndedEarlyError,
+            `cut at ${cut}: ${r.error}`,
+          );
           assert.ok(r.error.partial, `cut at ${cut}: no partial response`);
           assert.equal(r.error.eventsEmitted, r.events.length > 0);
-          for (const c of r.error.partial.toolCalls) assert.ok(wholeCalls.includes(JSON.stringify(c)), `cut at ${cut}: a partial call in the partial response`);
+          for (const c of r.error.partial.toolCalls)
+            assert.ok(
+              wholeCalls.includes(JSON.stringify(c)),
+              `cut at ${cut}: a partial call in the partial response`,
+            );
         } else {
           // A success is consistent with what was handed out.
           const fin = r.events.at(-1);
           assert.equal(fin.type, "finish", `cut at ${cut}: success without a finish event`);
           assert.deepEqual(fin.response, r.response);
-          assert.deepEqual(r.response.toolCalls, r.events.filter((e) => e.type === "tool_call").map((e) => e.call));
-          assert.equal(r.response.text, r.events.filter((e) => e.type === "text").map((e) => e.text).join(""));
+          assert.deepEqual(
+            r.response.toolCalls,
+            r.events.filter((e) => e.type === "tool_call").map((e) => e.call),
+          );
+          assert.equal(
+            r.response.text,
+            r.events
+              .filter((e) => e.type === "text")
+              .map((e) => e.text)
+              .join(""),
+          );
           assert.ok(r.response.rawFinishReason, `cut at ${cut}: success without a finish reason`);
         }
       }
@@ -141,7 +186,10 @@ describe("fault injection: a disconnect at every frame boundary and inside frame
 
 describe("resource bounds", () => {
   test("one event larger than the limit is a clear error, and the client still works", async () => {
-    const c = client(mock, "openai", { maxRetries: 0, mockOptions: { huge_event: 40 * 1024 * 1024 } });
+    const c = client(mock, "openai", {
+      maxRetries: 0,
+      mockOptions: { huge_event: 40 * 1024 * 1024 },
+    });
     const { error } = await collect(c.stream({ messages: ask("hi") }));
     assert.ok(error instanceof skyl.MalformedStreamError, String(error));
     assert.equal(error.code, "event_too_large");
@@ -151,7 +199,11 @@ describe("resource bounds", () => {
   });
 
   test("an endless stream of comments ends at the total timeout", async () => {
-    const c = client(mock, "openai", { maxRetries: 0, timeout: { total: 700, idle: 300 }, mockOptions: { comments_ms: 5000 } });
+    const c = client(mock, "openai", {
+      maxRetries: 0,
+      timeout: { total: 700, idle: 300 },
+      mockOptions: { comments_ms: 5000 },
+    });
     const started = Date.now();
     const { events, error } = await collect(c.stream({ messages: ask("hi") }));
     assert.ok(error instanceof skyl.TimeoutError, String(error));
@@ -175,26 +227,92 @@ describe("secrets and hostile input", () => {
   const KEY = "sk-live-RECOGNISABLE-7q2w9e8r";
   const everything = (e) => {
     const seen = [];
-    for (let x = e; x; x = x.cause) seen.push(String(x), x.stack ?? "", JSON.stringify(x), JSON.stringify(Object.getOwnPropertyDescriptors(x)));
+    for (let x = e; x; x = x.cause)
+      seen.push(
+        String(x),
+        x.stack ?? "",
+        JSON.stringify(x),
+        JSON.stringify(Object.getOwnPropertyDescriptors(x)),
+      );
     return seen.join("\n");
   };
 
   test("the key appears in no error, on every error path", async () => {
     const opts = (extra) => ({ apiKey: KEY, maxRetries: 0, ...extra });
     const paths = {
-      "401 echoed": () => client(mock, "anthropic", opts({ mockOptions: { fail: "401", echo_key: 1, scenario: "secret-401" } })).complete({ messages: ask("hi") }),
-      "429 echoed": () => client(mock, "gemini", opts({ mockOptions: { fail: "429", echo_key: 1, scenario: "secret-429" } })).complete({ messages: ask("hi") }),
-      network: () => new skyl.Client({ provider: "openai", model: "m", apiKey: KEY, baseURL: "http://127.0.0.1:9/v1", maxRetries: 0 }).complete({ messages: ask("hi") }),
-      timeout: () => client(mock, "openai", opts({ timeout: { firstByte: 50 }, mockOptions: { first_byte_delay: 400 } })).complete({ messages: ask("hi") }),
-      abort: () => client(mock, "openai", opts()).complete({ messages: ask("hi"), signal: AbortSignal.abort(new Error(`abort ${KEY}`)) }),
-      "in-band": async () => { const r = await collect(client(mock, "anthropic", opts({ mockOptions: { inband_error: "start" } })).stream({ messages: ask("hi") })); throw r.error; },
-      "ended early": async () => { const r = await collect(client(mock, "openai", opts({ mockOptions: { disconnect_after: 300 } })).stream({ messages: ask("hi") })); throw r.error; },
-      malformed: async () => { const r = await collect(client(mock, "anthropic", opts({ mockOptions: { fixture: "anthropic/spliced-message-start.stream" } })).stream({ messages: ask("hi") })); throw r.error; },
-      "invalid request": () => client(mock, "openai", opts()).complete({ messages: ask("hi"), tools: [{ name: "" }] }),
-      "too large": async () => { const r = await collect(client(mock, "openai", opts({ mockOptions: { huge_event: 20 * 1024 * 1024 } })).stream({ messages: ask("hi") })); throw r.error; },
+      "401 echoed": () =>
+        client(
+          mock,
+          "anthropic",
+          opts({ mockOptions: { fail: "401", echo_key: 1, scenario: "secret-401" } }),
+        ).complete({ messages: ask("hi") }),
+      "429 echoed": () =>
+        client(
+          mock,
+          "gemini",
+          opts({ mockOptions: { fail: "429", echo_key: 1, scenario: "secret-429" } }),
+        ).complete({ messages: ask("hi") }),
+      network: () =>
+        new skyl.Client({
+          provider: "openai",
+          model: "m",
+          apiKey: KEY,
+          baseURL: "http://127.0.0.1:9/v1",
+          maxRetries: 0,
+        }).complete({ messages: ask("hi") }),
+      timeout: () =>
+        client(
+          mock,
+          "openai",
+          opts({ timeout: { firstByte: 50 }, mockOptions: { first_byte_delay: 400 } }),
+        ).complete({ messages: ask("hi") }),
+      abort: () =>
+        client(mock, "openai", opts()).complete({
+          messages: ask("hi"),
+          signal: AbortSignal.abort(new Error(`abort ${KEY}`)),
+        }),
+      "in-band": async () => {
+        const r = await collect(
+          client(mock, "anthropic", opts({ mockOptions: { inband_error: "start" } })).stream({
+            messages: ask("hi"),
+          }),
+        );
+        throw r.error;
+      },
+      "ended early": async () => {
+        const r = await collect(
+          client(mock, "openai", opts({ mockOptions: { disconnect_after: 300 } })).stream({
+            messages: ask("hi"),
+          }),
+        );
+        throw r.error;
+      },
+      malformed: async () => {
+        const r = await collect(
+          client(
+            mock,
+            "anthropic",
+            opts({ mockOptions: { fixture: "anthropic/spliced-message-start.stream" } }),
+          ).stream({ messages: ask("hi") }),
+        );
+        throw r.error;
+      },
+      "invalid request": () =>
+        client(mock, "openai", opts()).complete({ messages: ask("hi"), tools: [{ name: "" }] }),
+      "too large": async () => {
+        const r = await collect(
+          client(mock, "openai", opts({ mockOptions: { huge_event: 20 * 1024 * 1024 } })).stream({
+            messages: ask("hi"),
+          }),
+        );
+        throw r.error;
+      },
     };
     for (const [name, path] of Object.entries(paths)) {
-      const err = await path().then(() => null, (e) => e);
+      const err = await path().then(
+        () => null,
+        (e) => e,
+      );
       assert.ok(err instanceof skyl.SkylError, `${name}: ${err}`);
       assert.ok(!everything(err).includes(KEY), `${name}: the key leaked:\n${everything(err)}`);
     }
@@ -202,10 +320,34 @@ describe("secrets and hostile input", () => {
 
   test("__proto__ keys in provider frames cannot pollute prototypes", async () => {
     const frame = (o) => `data: ${JSON.stringify(o)}\n\n`;
-    const body = [
-      '{"__proto__":{"polluted":1},"choices":[{"index":0,"delta":{"content":"a","__proto__":{"polluted":2}}}]}',
-      JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c", function: { name: "f", arguments: '{"__proto__":{"polluted":3},"constructor":{"prototype":{"polluted":4}}}' } }] }, finish_reason: "tool_calls" }], usage: JSON.parse('{"prompt_tokens":1,"__proto__":{"polluted":5}}') }),
-    ].map((f) => `data: ${f}\n\n`).join("") + "data: [DONE]\n\n";
+    const body =
+      [
+        '{"__proto__":{"polluted":1},"choices":[{"index":0,"delta":{"content":"a","__proto__":{"polluted":2}}}]}',
+        JSON.stringify({
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  {
+                    index: 0,
+                    id: "c",
+                    function: {
+                      name: "f",
+                      arguments:
+                        '{"__proto__":{"polluted":3},"constructor":{"prototype":{"polluted":4}}}',
+                    },
+                  },
+                ],
+              },
+              finish_reason: "tool_calls",
+            },
+          ],
+          usage: JSON.parse('{"prompt_tokens":1,"__proto__":{"polluted":5}}'),
+        }),
+      ]
+        .map((f) => `data: ${f}\n\n`)
+        .join("") + "data: [DONE]\n\n";
     void frame;
     const { events, response } = await collect(skyl.decodeStream("openai", new Response(body)));
     assert.equal({}.polluted, undefined);
@@ -221,7 +363,10 @@ describe("secrets and hostile input", () => {
   test("the package uses no eval or Function", () => {
     for (const f of fs.readdirSync("pkg").filter((f) => f.endsWith(".js"))) {
       const text = fs.readFileSync(`pkg/${f}`, "utf8");
-      assert.ok(!/\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(/.test(text), `${f} uses eval or Function`);
+      assert.ok(
+        !/\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(/.test(text),
+        `${f} uses eval or Function`,
+      );
     }
   });
 });

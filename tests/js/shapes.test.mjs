@@ -26,7 +26,12 @@ const NOT_RECORDED = new Map([
 
 /** type alias name -> its TypeNode, from index.d.ts. */
 function aliases() {
-  const file = ts.createSourceFile("index.d.ts", readFileSync(dts, "utf8"), ts.ScriptTarget.Latest, true);
+  const file = ts.createSourceFile(
+    "index.d.ts",
+    readFileSync(dts, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
   const out = new Map();
   const classes = new Map();
   file.forEachChild((node) => {
@@ -100,22 +105,30 @@ function check(kind, value, where) {
     if (!declared.has(k)) problem(where, `${kind}.${k} is written but not declared`);
   }
   for (const [k, d] of declared) {
-    if (!d.optional && !(k in value)) problem(where, `${kind}.${k} is declared required but missing`);
+    if (!d.optional && !(k in value))
+      problem(where, `${kind}.${k} is declared required but missing`);
   }
   const walk = {
     Response: () => {
       check("Message", value.message, `${where}.message`);
-      value.toolCalls.forEach((c, i) => check("ToolCall", c, `${where}.toolCalls[${i}]`));
-      value.incompleteToolCalls?.forEach((c, i) =>
-        check("IncompleteToolCall", c, `${where}.incompleteToolCalls[${i}]`),
-      );
+      for (const [i, c] of value.toolCalls.entries()) {
+        check("ToolCall", c, `${where}.toolCalls[${i}]`);
+      }
+      for (const [i, c] of (value.incompleteToolCalls ?? []).entries()) {
+        check("IncompleteToolCall", c, `${where}.incompleteToolCalls[${i}]`);
+      }
       check("Usage", value.usage, `${where}.usage`);
     },
-    Message: () => value.parts.forEach((p, i) => check(`Part:${p.type}`, p, `${where}.parts[${i}]`)),
+    Message: () => {
+      for (const [i, p] of value.parts.entries())
+        check(`Part:${p.type}`, p, `${where}.parts[${i}]`);
+    },
     "StreamEvent:tool_call": () => check("ToolCall", value.call, `${where}.call`),
     "StreamEvent:usage": () => check("Usage", value.usage, `${where}.usage`),
     "StreamEvent:finish": () => check("Response", value.response, `${where}.response`),
-    SkylError: () => value.partial && check("Response", value.partial, `${where}.partial`),
+    SkylError: () => {
+      if (value.partial) check("Response", value.partial, `${where}.partial`);
+    },
   }[kind];
   walk?.();
 }
@@ -176,8 +189,12 @@ test("every field the package writes is declared in index.d.ts, and every declar
     const notRecorded = NOT_RECORDED.get(kind) ?? [];
     for (const k of declared.keys()) {
       if (notRecorded.includes(k)) continue;
-      if (!seen.get(kind)?.has(k)) problem("all cases", `${kind}.${k} is declared but never written`);
+      if (!seen.get(kind)?.has(k))
+        problem("all cases", `${kind}.${k} is declared but never written`);
     }
   }
-  assert.deepEqual([...problems].map(([what, where]) => `${what} (${where})`), []);
+  assert.deepEqual(
+    [...problems].map(([what, where]) => `${what} (${where})`),
+    [],
+  );
 });

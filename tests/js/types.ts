@@ -2,15 +2,53 @@
 // `tsc --noEmit --strict -p tests/js`. Lines marked @ts-expect-error must
 // stay errors: the types are exact, not `any`.
 import {
-  Client, decodeStream, toolResultMessage, toolErrorMessage, validateTool, validateToolCall,
-  validateRequest, SkylError, RateLimitError, AbortError, TimeoutError, StreamEndedEarlyError,
-  PROVIDERS, ready, type Message, type StreamEvent, type Response, type Tool, type ToolCall,
-  type Request, type Provider, type Part, type Usage, type FinishReason,
+  Client,
+  decodeStream,
+  toolResultMessage,
+  toolErrorMessage,
+  validateTool,
+  validateToolCall,
+  validateRequest,
+  SkylError,
+  RateLimitError,
+  AbortError,
+  TimeoutError,
+  StreamEndedEarlyError,
+  PROVIDERS,
+  ready,
+  type Message,
+  type StreamEvent,
+  type Response,
+  type Tool,
+  type ToolCall,
+  type Request,
+  type Provider,
+  type Part,
+  type Usage,
+  type FinishReason,
 } from "skyl";
 
-const tools: Tool[] = [{ name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } }];
-const client = new Client({ provider: "anthropic", model: "claude", apiKey: "k", maxRetries: 3, timeout: { total: 60_000, idle: 30_000 } });
-const compat = new Client({ provider: "openaicompat", baseURL: "http://127.0.0.1:11434/v1", timeout: 5000, includeUsage: true, fetch: (u, i) => fetch(u, i) });
+const tools: Tool[] = [
+  {
+    name: "get_weather",
+    description: "Weather",
+    parameters: { type: "object", properties: { city: { type: "string" } } },
+  },
+];
+const client = new Client({
+  provider: "anthropic",
+  model: "claude",
+  apiKey: "k",
+  maxRetries: 3,
+  timeout: { total: 60_000, idle: 30_000 },
+});
+const compat = new Client({
+  provider: "openaicompat",
+  baseURL: "http://127.0.0.1:11434/v1",
+  timeout: 5000,
+  includeUsage: true,
+  fetch: (u, i) => fetch(u, i),
+});
 // @ts-expect-error: not a provider
 new Client({ provider: "bard" });
 const p: Provider = client.provider;
@@ -18,17 +56,52 @@ const all: readonly Provider[] = PROVIDERS;
 
 async function loop(messages: Message[]): Promise<string> {
   const controller = new AbortController();
-  const req: Request = { messages, tools, toolChoice: "auto", maxTokens: 512, signal: controller.signal };
+  const req: Request = {
+    messages,
+    tools,
+    toolChoice: "auto",
+    maxTokens: 512,
+    signal: controller.signal,
+  };
   const stream = client.stream(req);
   for await (const ev of stream) {
     switch (ev.type) {
-      case "text": { const t: string = ev.text; void t; break; }
-      case "reasoning": { const t: string = ev.text; void t; break; }
-      case "tool_call": { const c: ToolCall = ev.call; const args: string = c.arguments; void args; break; }
-      case "usage": { const u: Usage = ev.usage; const n: number | undefined = u.input; void n; break; }
-      case "warning": { const code: string = ev.code; void code; break; }
-      case "finish": { const r: Response = ev.response; void r; break; }
-      default: { const never: never = ev; void never; }
+      case "text": {
+        const t: string = ev.text;
+        void t;
+        break;
+      }
+      case "reasoning": {
+        const t: string = ev.text;
+        void t;
+        break;
+      }
+      case "tool_call": {
+        const c: ToolCall = ev.call;
+        const args: string = c.arguments;
+        void args;
+        break;
+      }
+      case "usage": {
+        const u: Usage = ev.usage;
+        const n: number | undefined = u.input;
+        void n;
+        break;
+      }
+      case "warning": {
+        const code: string = ev.code;
+        void code;
+        break;
+      }
+      case "finish": {
+        const r: Response = ev.response;
+        void r;
+        break;
+      }
+      default: {
+        const never: never = ev;
+        void never;
+      }
     }
     const raw: string = ev.raw;
     void raw;
@@ -40,10 +113,17 @@ async function loop(messages: Message[]): Promise<string> {
   void reason;
   messages.push(res.message);
   for (const call of res.toolCalls) {
-    messages.push(call.name === "get_weather" ? toolResultMessage(call.id, { temp: 21 }) : toolErrorMessage(call.id, new Error("unknown tool")));
+    messages.push(
+      call.name === "get_weather"
+        ? toolResultMessage(call.id, { temp: 21 })
+        : toolErrorMessage(call.id, new Error("unknown tool")),
+    );
   }
   stream.abort("done");
-  const again = await compat.complete({ messages, toolChoice: { type: "tool", name: "get_weather" } });
+  const again = await compat.complete({
+    messages,
+    toolChoice: { type: "tool", name: "get_weather" },
+  });
   // @ts-expect-error: toolChoice is a mode or a named tool
   void compat.complete({ messages, toolChoice: "sometimes" });
   return again.text;
@@ -53,10 +133,24 @@ async function errors() {
   try {
     await client.complete({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
   } catch (e) {
-    if (e instanceof RateLimitError) { const ms: number | undefined = e.retryAfterMs; void ms; }
-    if (e instanceof StreamEndedEarlyError) { const partial: Response | undefined = e.partial; void partial; }
-    if (e instanceof AbortError || e instanceof TimeoutError) { const r: boolean = e.retryable; void r; }
-    if (e instanceof SkylError) { const code: string = e.code; const status: number | undefined = e.status; void code; void status; }
+    if (e instanceof RateLimitError) {
+      const ms: number | undefined = e.retryAfterMs;
+      void ms;
+    }
+    if (e instanceof StreamEndedEarlyError) {
+      const partial: Response | undefined = e.partial;
+      void partial;
+    }
+    if (e instanceof AbortError || e instanceof TimeoutError) {
+      const r: boolean = e.retryable;
+      void r;
+    }
+    if (e instanceof SkylError) {
+      const code: string = e.code;
+      const status: number | undefined = e.status;
+      void code;
+      void status;
+    }
   }
 }
 
@@ -73,7 +167,11 @@ async function decode(body: ReadableStream<Uint8Array>, res: globalThis.Response
   return parts;
 }
 
-void loop; void errors; void decode; void p; void all;
+void loop;
+void errors;
+void decode;
+void p;
+void all;
 const events: StreamEvent[] = [];
 void events;
 
@@ -83,4 +181,5 @@ const onlyAnthropic = new anthropicOnly.Client({ provider: "anthropic", model: "
 // @ts-expect-error: skyl/anthropic has no gemini adapter
 new anthropicOnly.Client({ provider: "gemini" });
 const anthropicProviders: readonly "anthropic"[] = anthropicOnly.PROVIDERS;
-void onlyAnthropic; void anthropicProviders;
+void onlyAnthropic;
+void anthropicProviders;

@@ -29,14 +29,24 @@ const tarball = () => {
 };
 
 let mock;
-before(async () => { mock = await startMock(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMock();
+});
+after(async () => {
+  await mock.close();
+});
 
 /** A scratch project with the packed package installed and the app copied in. */
 function scratch(name, files = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `skyl-${name}-`));
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: `scratch-${name}`, private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball()], { cwd: dir, stdio: "pipe" });
+  fs.writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name: `scratch-${name}`, private: true, type: "module" }),
+  );
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball()], {
+    cwd: dir,
+    stdio: "pipe",
+  });
   fs.copyFileSync(path.join(root, "tests/pkg/app/toolloop.js"), path.join(dir, "toolloop.js"));
   for (const [f, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
@@ -46,8 +56,16 @@ function scratch(name, files = {}) {
 }
 
 /** The assertions every runtime's results must pass. */
-function checkResults(results, runtime, providers = ["openai", "openaicompat", "anthropic", "gemini"]) {
-  assert.deepEqual(results.map((r) => r.provider), providers, runtime);
+function checkResults(
+  results,
+  runtime,
+  providers = ["openai", "openaicompat", "anthropic", "gemini"],
+) {
+  assert.deepEqual(
+    results.map((r) => r.provider),
+    providers,
+    runtime,
+  );
   for (const r of results) {
     const [first, second] = r.turns;
     assert.equal(r.turns.length, 2, `${runtime} ${r.provider}: two turns`);
@@ -56,15 +74,22 @@ function checkResults(results, runtime, providers = ["openai", "openaicompat", "
     assert.equal(first.calls[0].name, "get_weather");
     assert.deepEqual(JSON.parse(first.calls[0].arguments), { city: "Paris" });
     assert.equal(first.finishReason, "tool_calls");
-    assert.match(second.text, /Paris.*21|21.*Paris/, `${runtime} ${r.provider}: the answer quotes the tool result`);
+    assert.match(
+      second.text,
+      /Paris.*21|21.*Paris/,
+      `${runtime} ${r.provider}: the answer quotes the tool result`,
+    );
     assert.equal(second.finishReason, "stop");
   }
 }
 
-const freePort = () => new Promise((resolve) => {
-  const s = net.createServer().listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
-});
-
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 
 // The mock runs in this process: children that call it must not block it.
 const run = promisify(execFile);
@@ -73,12 +98,19 @@ test("Node: an ES module app", async () => {
   const dir = scratch("node", {
     "main.mjs": `import * as skyl from "skyl";\nimport { runAll } from "./toolloop.js";\nconsole.log(JSON.stringify(await runAll(skyl, process.argv[2])));\n`,
   });
-  const { stdout } = await run(process.execPath, ["main.mjs", mock.url], { cwd: dir, timeout: 60000 });
+  const { stdout } = await run(process.execPath, ["main.mjs", mock.url], {
+    cwd: dir,
+    timeout: 60000,
+  });
   checkResults(JSON.parse(stdout), "node");
 });
 
 test("Node: the one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini)", async () => {
-  const entries = { openai: ["openai", "openaicompat"], anthropic: ["anthropic"], gemini: ["gemini"] };
+  const entries = {
+    openai: ["openai", "openaicompat"],
+    anthropic: ["anthropic"],
+    gemini: ["gemini"],
+  };
   const dir = scratch("entries", {
     "main.mjs": `import { toolLoop } from "./toolloop.js";
 const out = {};
@@ -94,23 +126,36 @@ for (const sub of ["openai", "anthropic", "gemini"]) {
 console.log(JSON.stringify(out));
 `,
   });
-  const { stdout } = await run(process.execPath, ["main.mjs", mock.url], { cwd: dir, timeout: 60000 });
+  const { stdout } = await run(process.execPath, ["main.mjs", mock.url], {
+    cwd: dir,
+    timeout: 60000,
+  });
   const out = JSON.parse(stdout);
   for (const [sub, providers] of Object.entries(entries)) {
     assert.deepEqual(out[sub].providers, providers, sub);
     checkResults(out[sub].results, `skyl/${sub}`, providers);
     assert.equal(out[sub].refused?.invalid, true, `skyl/${sub} refuses another provider`);
     assert.equal(out[sub].refused.path, "provider");
-    assert.match(out[sub].refused.message, new RegExp(`skyl/${sub} is built without the (gemini|openai) adapter: import "skyl" for all four`));
+    assert.match(
+      out[sub].refused.message,
+      new RegExp(
+        `skyl/${sub} is built without the (gemini|openai) adapter: import "skyl" for all four`,
+      ),
+    );
   }
   // Each entry's WebAssembly is its own, smaller than the full one.
   const size = (p) => fs.statSync(path.join(dir, "node_modules/skyl", p)).size;
-  for (const sub of Object.keys(entries)) assert.ok(size(`${sub}/skyl_wasm_bg.wasm`) < size("skyl_wasm_bg.wasm") * 0.9, sub);
+  for (const sub of Object.keys(entries))
+    assert.ok(size(`${sub}/skyl_wasm_bg.wasm`) < size("skyl_wasm_bg.wasm") * 0.9, sub);
 });
 
 test("Node: require() gets a clear message", () => {
-  const dir = scratch("cjs", { "main.cjs": `try { require("skyl"); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }\n` });
-  const out = JSON.parse(execFileSync(process.execPath, ["main.cjs"], { cwd: dir, encoding: "utf8" }));
+  const dir = scratch("cjs", {
+    "main.cjs": `try { require("skyl"); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }\n`,
+  });
+  const out = JSON.parse(
+    execFileSync(process.execPath, ["main.cjs"], { cwd: dir, encoding: "utf8" }),
+  );
   assert.equal(out.code, "ERR_REQUIRE_ESM");
   assert.match(out.message, /await import\("skyl"\)/);
 });
@@ -135,17 +180,36 @@ runAll(skyl, mock).then(
 );
 `,
   });
-  execFileSync(process.execPath, [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: dir, stdio: "pipe" });
+  execFileSync(
+    process.execPath,
+    [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"],
+    { cwd: dir, stdio: "pipe" },
+  );
   const dist = path.join(dir, "dist");
   // No Node built-ins and no network access at import in the browser bundle.
-  const js = fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(dist, "assets", f), "utf8")).join("\n");
+  const js = fs
+    .readdirSync(path.join(dist, "assets"))
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => fs.readFileSync(path.join(dist, "assets", f), "utf8"))
+    .join("\n");
   assert.ok(!/node:fs|require\("fs"\)/.test(js), "no Node built-ins in the browser bundle");
   // Two modules: the full one and skyl/anthropic's own.
-  assert.equal(fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".wasm")).length, 2, "each entry's wasm is emitted as an asset");
+  assert.equal(
+    fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".wasm")).length,
+    2,
+    "each entry's wasm is emitted as an asset",
+  );
 
   const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
   const server = http.createServer((req, res) => {
-    const file = path.join(dist, decodeURIComponent(new URL(req.url, "http://x").pathname === "/" ? "/index.html" : new URL(req.url, "http://x").pathname));
+    const file = path.join(
+      dist,
+      decodeURIComponent(
+        new URL(req.url, "http://x").pathname === "/"
+          ? "/index.html"
+          : new URL(req.url, "http://x").pathname,
+      ),
+    );
     if (!file.startsWith(dist) || !fs.existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" });
     fs.createReadStream(file).pipe(res);
@@ -156,21 +220,37 @@ runAll(skyl, mock).then(
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
     const page = await context.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`http://127.0.0.1:${server.address().port}/?mock=${encodeURIComponent(mock.url)}`);
+    await page.goto(
+      `http://127.0.0.1:${server.address().port}/?mock=${encodeURIComponent(mock.url)}`,
+    );
     await page.waitForFunction(() => window.__result, null, { timeout: 30000 });
     const result = await page.evaluate(() => window.__result);
-    assert.deepEqual(await page.evaluate(() => window.__guard), { refused: true, optIn: true }, "an API key in a page needs dangerouslyAllowBrowser");
+    assert.deepEqual(
+      await page.evaluate(() => window.__guard),
+      { refused: true, optIn: true },
+      "an API key in a page needs dangerouslyAllowBrowser",
+    );
     await page.screenshot({ path: path.join(artifacts, "vite-chromium.png") });
     assert.ok(!result.error, result.error);
     assert.deepEqual(errors, []);
     checkResults(result, "chromium");
-    checkResults([await page.evaluate(() => window.__entry)], "chromium, skyl/anthropic", ["anthropic"]);
+    checkResults([await page.evaluate(() => window.__entry)], "chromium, skyl/anthropic", [
+      "anthropic",
+    ]);
   } finally {
     await context.close();
     server.close();
@@ -204,7 +284,9 @@ export default {
     const body = await res.json();
     assert.ok(!body.error, `${body.error}\n${worker.log()}`);
     checkResults(body, "workerd");
-    const entry = await (await fetch(`${worker.url}/?entry=anthropic&mock=${encodeURIComponent(mock.url)}`)).json();
+    const entry = await (
+      await fetch(`${worker.url}/?entry=anthropic&mock=${encodeURIComponent(mock.url)}`)
+    ).json();
     assert.ok(!entry.error, `${entry.error}\n${worker.log()}`);
     checkResults(entry, "workerd, skyl/anthropic", ["anthropic"]);
   } finally {

@@ -6,7 +6,13 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
-export const KEYS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAICOMPAT_API_KEY", "OPENAICOMPAT_BASE_URL"];
+export const KEYS = [
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "GEMINI_API_KEY",
+  "OPENAICOMPAT_API_KEY",
+  "OPENAICOMPAT_BASE_URL",
+];
 
 /**
  * Runs a Worker project (`dir`, default the demo Worker) under wrangler dev
@@ -14,7 +20,14 @@ export const KEYS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "O
  * in `env` (written to .dev.vars, readable only by this user, removed by
  * stop()). Resolves with { url, stop, log } once it answers `probe`.
  */
-export async function startWorker({ port, mockURL, dir = here, env = process.env, probe = "/api/config", timeoutMs = 60000 }) {
+export async function startWorker({
+  port,
+  mockURL,
+  dir = here,
+  env = process.env,
+  probe = "/api/config",
+  timeoutMs = 60000,
+}) {
   const vars = path.join(dir, ".dev.vars");
   const secrets = KEYS.filter((k) => env[k]).map((k) => `${k}=${JSON.stringify(env[k])}`);
   if (secrets.length) fs.writeFileSync(vars, secrets.join("\n") + "\n", { mode: 0o600 });
@@ -28,11 +41,19 @@ export async function startWorker({ port, mockURL, dir = here, env = process.env
     detached: true,
   });
   let log = "";
-  proc.stdout.on("data", (d) => { log += d; });
-  proc.stderr.on("data", (d) => { log += d; });
+  proc.stdout.on("data", (d) => {
+    log += d;
+  });
+  proc.stderr.on("data", (d) => {
+    log += d;
+  });
   const url = `http://127.0.0.1:${port}`;
   const stop = () => {
-    try { process.kill(-proc.pid, "SIGTERM"); } catch { /* gone */ }
+    try {
+      process.kill(-proc.pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
     fs.rmSync(vars, { force: true });
   };
   const end = Date.now() + timeoutMs;

@@ -10,13 +10,43 @@ export type ProviderData = { [adapter: string]: unknown };
 
 /** Anthropic keeps a text's sources (web search, documents) in `providerData.anthropic.citations`, as the API sent them. */
 export type TextPart = { type: "text"; text: string; providerData?: ProviderData };
-export type ImagePart = { type: "image"; url?: string; data?: string; mediaType?: string; providerData?: ProviderData };
-export type ToolCallPart = { type: "tool_call"; id: string; name: string; arguments: string; providerData?: ProviderData };
-export type ToolResultPart = { type: "tool_result"; callId: string; content: string; isError?: boolean; providerData?: ProviderData };
-export type ReasoningPart = { type: "reasoning"; text: string; signature?: string; redacted?: string; providerData?: ProviderData };
+export type ImagePart = {
+  type: "image";
+  url?: string;
+  data?: string;
+  mediaType?: string;
+  providerData?: ProviderData;
+};
+export type ToolCallPart = {
+  type: "tool_call";
+  id: string;
+  name: string;
+  arguments: string;
+  providerData?: ProviderData;
+};
+export type ToolResultPart = {
+  type: "tool_result";
+  callId: string;
+  content: string;
+  isError?: boolean;
+  providerData?: ProviderData;
+};
+export type ReasoningPart = {
+  type: "reasoning";
+  text: string;
+  signature?: string;
+  redacted?: string;
+  providerData?: ProviderData;
+};
 /** A provider block with no neutral equivalent (e.g. Anthropic server-tool calls), kept for replay. */
 export type ProviderPart = { type: "provider"; provider: string; data: unknown };
-export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart | ProviderPart;
+export type Part =
+  | TextPart
+  | ImagePart
+  | ToolCallPart
+  | ToolResultPart
+  | ReasoningPart
+  | ProviderPart;
 
 export type Role = "system" | "user" | "assistant" | "tool";
 export type Message = { role: Role; parts: Part[] };
@@ -68,7 +98,15 @@ export type Usage = {
   raw?: unknown;
 };
 
-export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "refusal" | "pause" | "error" | "other";
+export type FinishReason =
+  | "stop"
+  | "length"
+  | "tool_calls"
+  | "content_filter"
+  | "refusal"
+  | "pause"
+  | "error"
+  | "other";
 
 export type Response = {
   id?: string;
@@ -169,12 +207,29 @@ export declare function validateToolCall(call: ToolCall): void;
 export declare function validateRequest(request: Request): void;
 
 export type ErrorCode =
-  | "invalid_request" | "invalid_options" | "already_consumed" | "not_ready"
-  | "bad_request" | "authentication" | "permission" | "not_found" | "request_timeout" | "conflict"
-  | "rate_limit" | "overloaded" | "server" | "api_error"
-  | "network" | "timeout" | "abort"
-  | "stream_ended_early" | "malformed_stream" | "event_too_large" | "invalid_response"
-  | "content_filter" | "panic";
+  | "invalid_request"
+  | "invalid_options"
+  | "already_consumed"
+  | "not_ready"
+  | "bad_request"
+  | "authentication"
+  | "permission"
+  | "not_found"
+  | "request_timeout"
+  | "conflict"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "api_error"
+  | "network"
+  | "timeout"
+  | "abort"
+  | "stream_ended_early"
+  | "malformed_stream"
+  | "event_too_large"
+  | "invalid_response"
+  | "content_filter"
+  | "panic";
 
 /** The base class of every error skyl throws. The API key never appears in it. */
 export declare class SkylError extends Error {

@@ -3,16 +3,20 @@
 // all four adapters. It returns what it assembled, so the test can check it.
 export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini"];
 
-const tools = [{
-  name: "get_weather",
-  description: "Current weather for a city.",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-}];
+const tools = [
+  {
+    name: "get_weather",
+    description: "Current weather for a city.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+];
 
 export async function toolLoop(skyl, provider, mockURL) {
   const baseURL = provider.startsWith("openai") ? `${mockURL}/v1` : mockURL;
   const client = new skyl.Client({ provider, model: "mock-model", baseURL, maxRetries: 0 });
-  const messages = [{ role: "user", parts: [{ type: "text", text: "What is the weather in Paris?" }] }];
+  const messages = [
+    { role: "user", parts: [{ type: "text", text: "What is the weather in Paris?" }] },
+  ];
   const turns = [];
   for (let turn = 0; turn < 4; turn++) {
     const stream = client.stream({ messages, tools });

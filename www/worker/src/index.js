@@ -10,7 +10,11 @@ import { Client, SkylError } from "skyl";
 
 const PROVIDERS = {
   openai: { key: "OPENAI_API_KEY", model: "gpt-4.1-mini" },
-  openaicompat: { key: "OPENAICOMPAT_API_KEY", model: "llama-3.3-70b-versatile", baseURL: "OPENAICOMPAT_BASE_URL" },
+  openaicompat: {
+    key: "OPENAICOMPAT_API_KEY",
+    model: "llama-3.3-70b-versatile",
+    baseURL: "OPENAICOMPAT_BASE_URL",
+  },
   anthropic: { key: "ANTHROPIC_API_KEY", model: "claude-sonnet-4-5" },
   gemini: { key: "GEMINI_API_KEY", model: "gemini-2.5-flash" },
 };
@@ -27,7 +31,13 @@ function route(env, provider) {
   const key = env[p.key];
   const live = Boolean(key) && (provider !== "openaicompat" || Boolean(env[p.baseURL]));
   const mock = env.MOCK_URL ?? "http://127.0.0.1:8788";
-  const baseURL = live ? (p.baseURL ? env[p.baseURL] : undefined) : provider.startsWith("openai") ? `${mock}/v1` : mock;
+  const baseURL = live
+    ? p.baseURL
+      ? env[p.baseURL]
+      : undefined
+    : provider.startsWith("openai")
+      ? `${mock}/v1`
+      : mock;
   return { live, key: live ? key : undefined, baseURL, model: p.model };
 }
 
@@ -41,7 +51,8 @@ function config(env) {
 }
 
 const encoder = new TextEncoder();
-const sse = (event, data) => encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
+const sse = (event, data) =>
+  encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
 
 async function chat(request, env) {
   let body;
@@ -51,11 +62,19 @@ async function chat(request, env) {
     return Response.json({ error: "the body must be JSON" }, { status: 400, headers: cors });
   }
   const { provider, model, request: req, mock = {} } = body ?? {};
-  if (!PROVIDERS[provider]) return Response.json({ error: `unknown provider ${provider}` }, { status: 400, headers: cors });
+  if (!PROVIDERS[provider])
+    return Response.json({ error: `unknown provider ${provider}` }, { status: 400, headers: cors });
   const r = route(env, provider);
   const headers = {};
   if (!r.live) for (const [k, v] of Object.entries(mock)) headers[`x-mock-${k}`] = String(v);
-  const client = new Client({ provider, model: model || r.model, apiKey: r.key, baseURL: r.baseURL, headers, maxRetries: 2 });
+  const client = new Client({
+    provider,
+    model: model || r.model,
+    apiKey: r.key,
+    baseURL: r.baseURL,
+    headers,
+    maxRetries: 2,
+  });
 
   const { readable, writable } = new TransformStream();
   const writer = writable.getWriter();
@@ -68,9 +87,16 @@ async function chat(request, env) {
       }
     } catch (e) {
       if (e instanceof SkylError && e.code === "abort") return; // the page went away
-      const info = e instanceof SkylError
-        ? { name: e.name, code: e.code, message: e.message, status: e.status, retryable: e.retryable }
-        : { name: "Error", code: "error", message: String(e?.message ?? e) };
+      const info =
+        e instanceof SkylError
+          ? {
+              name: e.name,
+              code: e.code,
+              message: e.message,
+              status: e.status,
+              retryable: e.retryable,
+            }
+          : { name: "Error", code: "error", message: String(e?.message ?? e) };
       await writer.write(sse("error", info)).catch(() => {});
     } finally {
       await writer.close().catch(() => {});
@@ -79,7 +105,12 @@ async function chat(request, env) {
   // When the page disconnects (its stop button), cancel the upstream call.
   request.signal?.addEventListener?.("abort", () => stream.abort("the page disconnected"));
   return new Response(readable, {
-    headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache", "x-skyl-mode": r.live ? "live" : "mock" },
+    headers: {
+      ...cors,
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "x-skyl-mode": r.live ? "live" : "mock",
+    },
   });
 }
 
@@ -89,6 +120,9 @@ export default {
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
     if (url.pathname === "/api/config") return Response.json(config(env), { headers: cors });
     if (url.pathname === "/api/chat" && request.method === "POST") return chat(request, env);
-    return new Response("skyl demo worker: POST /api/chat, GET /api/config", { status: 404, headers: cors });
+    return new Response("skyl demo worker: POST /api/chat, GET /api/config", {
+      status: 404,
+      headers: cors,
+    });
   },
 };

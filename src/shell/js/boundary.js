@@ -1,0 +1,210 @@
+// The boundary format: what the WebAssembly functions return (src/jsapi.rs,
+// wrapped one line each in src/wasm/mod.rs), and its decoder. Strings in,
+// strings out; failures are `{"error": ErrorInfo}` (name, code, message,
+// provider, retryable, inBand, eventsEmitted, and when known status,
+// providerType, providerCode, param, requestId, retryAfterMs, path,
+// partial, body), never exceptions; errors.js makes the class from `name`.
+//
+//   encodeRequest(config, request, stream)
+//       `{"ok":{"url":..,"headers":[[name, value], ...]}}`, a NUL, then the
+//       HTTP body as it is (JSON text never holds a raw NUL, so the body is
+//       neither escaped into the JSON nor parsed back out); or
+//       `{"error":..}` with no NUL.                           -> encoded()
+//   decodeResponse(provider, body)    `{"response": Response}` (every
+//       field, `text`, `reasoning` and `toolCalls` included) or `{"error"}`.
+//   decodeHttpError(provider, status, headers, body)    always `{"error"}`;
+//       `headers` is `[[name, value], ...]` as JSON.
+//   validate(kind, json)    `""` if valid, else `{"error"}`.
+//   retryDelay(retries, maxRetries, retryAfterMs, random)    milliseconds
+//       to wait before the next attempt, or -1 for no retry.
+//   new Decoder(provider)    a stream decoder (it throws the error JSON for
+//       an unknown provider). Decoding feeds it through its input buffer in
+//       wasm memory: inputBuffer(n) is the address of at least n bytes
+//       (moved only when a larger one is asked for); feedInput(n) decodes
+//       the first n and returns the result's length, 0 when the chunk
+//       completed no event (then there is no result: NOTHING stands in);
+//       takeOutput() is that result. finish() ends the body (a result with
+//       `"done":true`, or an `"error"`); isComplete() says whether the
+//       provider's terminal frame has come; partial() is the Response
+//       assembled so far (every field).
+//
+// A stream result (JsonDecoder::feed and ::finish in src/jsapi.rs):
+//
+//   {"events":[..],"lens":[..](,"argsFromEvents":true)(,"error":{..}|,"done":true)}
+//   then a NUL, then the events' strings, concatenated.
+//
+// Each event's strings are left out of the JSON (empty there) and follow
+// it, so they are never escaped or parsed: `lens` gives each one's length
+// in UTF-16 code units (what String.prototype.slice counts), and they come
+// in event order, for each event:
+//   - its `raw` frame, first, for every event;
+//   - a text or reasoning event, written as the number 0 or 1 in `events`:
+//     then its `text` (decoded() builds `{type, text, raw}`);
+//   - a `tool_call` event (`{"type":"tool_call","call":{id, name, ..}}`):
+//     then its call's `arguments`;
+//   - a `finish` event: then, for each part of `response.message.parts` in
+//     order, the `text` of a text or reasoning part and the `arguments` of
+//     a tool-call part. With `"argsFromEvents": true` the tool-call parts'
+//     arguments are not sent again: they are those of this decoder's
+//     `tool_call` events, in order (the core emits one per tool-call part,
+//     with the same arguments; the flag is set when the counts agree), kept
+//     across results in Decoding's `sent`;
+//   - `usage` and `warning` events: nothing more.
+// Every other string (ids and names, a warning's code and message,
+// incompleteToolCalls' arguments, providerData) stays in the JSON. The
+// finish event's response is compact: without
+// `text`, `reasoning` and `toolCalls`, which repeat the parts;
+// completeResponse() derives them. Events before a failure are listed with
+// the `error`. `jsapi::expand_result` is the Rust reading of the same
+// format, which the native tests hold to the decoder.
+
+import * as wasm from "./skyl_wasm.js";
+import { call } from "./guard.js";
+
+/** A JSON result of the boundary, parsed. */
+export const parse = (json) => JSON.parse(json);
+
+/** An encodeRequest result: `{ ok: { url, headers, body } }` or `{ error }`. */
+export function encoded(text) {
+  const cut = text.indexOf("\0");
+  const out = parse(cut < 0 ? text : text.slice(0, cut));
+  if (!out.error) out.ok.body = text.slice(cut + 1);
+  return out;
+}
+
+/**
+ * Completes a `finish` event's response: the decoder leaves out what the
+ * message already holds (text, reasoning, tool calls), exactly as the core
+ * derives them, and it is rebuilt here in the documented key order.
+ */
+export function completeResponse(r) {
+  let text = "";
+  let reasoning = "";
+  const toolCalls = [];
+  for (const p of r.message.parts) {
+    if (p.type === "text") text += p.text;
+    else if (p.type === "reasoning") reasoning += p.text;
+    else if (p.type === "tool_call")
+      toolCalls.push({ id: p.id, name: p.name, arguments: p.arguments });
+  }
+  const out = {};
+  if (r.id !== undefined) out.id = r.id;
+  if (r.model !== undefined) out.model = r.model;
+  out.message = r.message;
+  out.text = text;
+  if (reasoning) out.reasoning = reasoning;
+  out.toolCalls = toolCalls;
+  for (const k of ["incompleteToolCalls", "refusal", "usage", "finishReason", "rawFinishReason"]) {
+    if (r[k] !== undefined) out[k] = r[k];
+  }
+  return out;
+}
+
+/**
+ * A stream result (see the top of this file) as `{ events, error?, done?,
+ * response? }`: the strings sliced back in, text and reasoning events
+ * built, `response` the finish event's when `done`. `sent` holds the
+ * arguments of the decoder's tool_call events so far (appended to).
+ */
+export function decoded(text, sent) {
+  const cut = text.indexOf("\0");
+  const out = JSON.parse(text.slice(0, cut));
+  const lens = out.lens;
+  let at = cut + 1;
+  let k = 0;
+  const next = () => {
+    const from = at;
+    at += lens[k++];
+    return text.slice(from, at);
+  };
+  const events = out.events;
+  for (let i = 0; i < events.length; i++) {
+    const ev = events[i];
+    if (typeof ev === "number") {
+      // A text (0) or reasoning (1) event: its frame, then its text.
+      const raw = next();
+      events[i] = { type: ev === 0 ? "text" : "reasoning", text: next(), raw };
+      continue;
+    }
+    ev.raw = next();
+    switch (ev.type) {
+      case "tool_call":
+        ev.call.arguments = next();
+        sent.push(ev.call.arguments);
+        break;
+      case "finish": {
+        let c = 0;
+        for (const p of ev.response.message.parts) {
+          if (p.type === "text" || p.type === "reasoning") p.text = next();
+          else if (p.type === "tool_call") p.arguments = out.argsFromEvents ? sent[c++] : next();
+        }
+        ev.response = completeResponse(ev.response);
+      }
+    }
+  }
+  // (lens stays: `delete` would drop the object into V8's slow mode.)
+  if (out.done) out.response = out.events.at(-1)?.response;
+  return out;
+}
+
+/** The result of a chunk that completed no event (`feedInput` returned 0). */
+export const NOTHING = Object.freeze({ events: Object.freeze([]) });
+
+/** The module's memory as bytes (a new view after the memory grows). */
+let memoryView = null;
+function memoryBytes() {
+  if (memoryView === null || memoryView.byteLength === 0)
+    memoryView = new Uint8Array(wasm.wasmMemory().buffer);
+  return memoryView;
+}
+
+/** A wasm stream decoder with the state its results refer back to. */
+export class Decoding {
+  #d;
+  #sent = [];
+  #input = 0;
+  #capacity = 0;
+  constructor(provider) {
+    this.#d = call(() => new wasm.Decoder(provider));
+  }
+  /**
+   * Copies the chunk into the decoder's input buffer in wasm memory (no
+   * allocation per chunk) and reads a result only if it has events.
+   */
+  feed(chunk) {
+    const n = chunk.length;
+    if (n > this.#capacity) {
+      this.#input = call(() => this.#d.inputBuffer(n));
+      this.#capacity = n;
+    }
+    memoryBytes().set(chunk, this.#input);
+    const len = call(() => this.#d.feedInput(n));
+    return len === 0
+      ? NOTHING
+      : decoded(
+          call(() => this.#d.takeOutput()),
+          this.#sent,
+        );
+  }
+  finish() {
+    return decoded(
+      call(() => this.#d.finish()),
+      this.#sent,
+    );
+  }
+  isComplete() {
+    return call(() => this.#d.isComplete());
+  }
+  partial() {
+    return parse(call(() => this.#d.partial()));
+  }
+  free() {
+    // (After a panic this throws too; the error already in flight is the
+    // one to report.)
+    try {
+      this.#d.free();
+    } catch {
+      /* the instance is unusable anyway */
+    }
+  }
+}

@@ -1,0 +1,193 @@
+// The entry points that start a request: Client (its options checked here,
+// before anything is sent), decodeStream, and the validate* helpers.
+
+import * as wasm from "./skyl_wasm.js";
+// Written by scripts/build beside each entry's wasm: the adapters it has.
+import { ADAPTERS, ENTRY } from "./adapters.js";
+import { InvalidRequestError, localError, makeError } from "./errors.js";
+import { call } from "./guard.js";
+import { parse } from "./boundary.js";
+import { Run } from "./request.js";
+import { StreamResult } from "./result.js";
+
+/** The providers this entry speaks (all four from "skyl"; one family from "skyl/openai", ...). */
+export const PROVIDERS = Object.freeze([...ADAPTERS]);
+
+/** The option error for a provider this entry does not speak. */
+function providerError(provider) {
+  const known = ["openai", "openaicompat", "anthropic", "gemini"].includes(provider);
+  const hint =
+    known && ENTRY !== "skyl"
+      ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four`
+      : "";
+  return optionError(
+    "provider",
+    `must be one of ${PROVIDERS.join(", ")}; got ${JSON.stringify(provider)}${hint}`,
+  );
+}
+
+function validateAs(kind, value) {
+  const out = call(() => wasm.validate(kind, JSON.stringify(value ?? null)));
+  if (out) throw makeError(parse(out).error);
+}
+/** Throws InvalidRequestError unless `tool` has a non-empty name (and an object schema). */
+export const validateTool = (tool) => validateAs("tool", tool);
+/** Throws InvalidRequestError unless `call` has an id and a name. */
+export const validateToolCall = (call) => validateAs("toolCall", call);
+/** Throws InvalidRequestError for an invalid request (tools, calls, results answering unknown ids). */
+export const validateRequest = (request) => validateAs("request", request);
+
+const isBrowser = () => typeof window !== "undefined" && typeof document !== "undefined";
+
+function optionError(option, message) {
+  return new InvalidRequestError(
+    localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, {
+      path: option,
+    }),
+  );
+}
+
+/**
+ * Why `value` cannot be sent as an HTTP header value, or null: fetch
+ * refuses it (before sending anything) after trimming outer whitespace.
+ */
+function headerValueProblem(value) {
+  const bad = /[\0\r\n]|[^\0-\xff]/.exec(value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ""));
+  if (!bad) return null;
+  const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return `has a character that cannot be sent in an HTTP header (U+${code} at position ${bad.index + 1}; a pasted quote or line break?)`;
+}
+
+function checkTimeout(name, v) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v))
+    throw optionError(name, "must be a positive number of milliseconds");
+  return v;
+}
+/** A client for one provider. See the README for every option. */
+export class Client {
+  #o;
+  #key;
+  #fetch;
+
+  constructor(options) {
+    if (!options || typeof options !== "object")
+      throw optionError("options", 'pass an object such as { provider: "openai", model, apiKey }');
+    const o = { ...options };
+    if (!PROVIDERS.includes(o.provider)) throw providerError(o.provider);
+    for (const k of ["model", "apiKey", "baseURL"]) {
+      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string")
+        throw optionError(k, "must be a string");
+    }
+    if (o.provider === "openaicompat" && !o.baseURL)
+      throw optionError(
+        "baseURL",
+        "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1",
+      );
+    if (o.baseURL) {
+      try {
+        new URL(o.baseURL);
+      } catch {
+        throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`);
+      }
+    }
+    if (
+      o.headers !== undefined &&
+      (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))
+    )
+      throw optionError("headers", "must be an object of header names to strings");
+    // Checked here: fetch would refuse them only when sending, as if the
+    // network had failed (and the key's position, not the key, is shown).
+    if (o.apiKey) {
+      const problem = headerValueProblem(o.apiKey);
+      if (problem) throw optionError("apiKey", problem);
+    }
+    for (const [name, value] of Object.entries(o.headers ?? {})) {
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
+        throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
+      const problem = headerValueProblem(String(value));
+      if (problem) throw optionError(`headers.${name}`, problem);
+    }
+    if (o.fetch !== undefined && typeof o.fetch !== "function")
+      throw optionError("fetch", "must be a function with the signature of the global fetch");
+    if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
+      throw optionError("maxRetries", "must be a whole number, 0 or more");
+    const t = o.timeout;
+    let timeouts;
+    if (typeof t === "object" && t !== null) {
+      timeouts = {
+        total: checkTimeout("timeout.total", t.total) ?? 600_000,
+        firstByte: checkTimeout("timeout.firstByte", t.firstByte),
+        idle: checkTimeout("timeout.idle", t.idle),
+      };
+    } else {
+      timeouts = { total: checkTimeout("timeout", t) ?? 600_000 };
+    }
+    if (o.apiKey && isBrowser() && !o.dangerouslyAllowBrowser) {
+      throw optionError(
+        "dangerouslyAllowBrowser",
+        "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
+      );
+    }
+    this.#key = o.apiKey ?? "";
+    this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#o = {
+      provider: o.provider,
+      model: o.model,
+      baseURL: o.baseURL,
+      headers: o.headers,
+      maxRetries: o.maxRetries ?? 2,
+      timeouts,
+      config: JSON.stringify({
+        provider: o.provider,
+        apiKey: this.#key,
+        baseURL: o.baseURL,
+        model: o.model,
+        headers: o.headers,
+        browser: Boolean(o.dangerouslyAllowBrowser && isBrowser()),
+        includeUsage: Boolean(o.includeUsage),
+      }),
+    };
+  }
+
+  /** The provider this client speaks. */
+  get provider() {
+    return this.#o.provider;
+  }
+
+  /** Sends `request` and resolves with the whole response. */
+  async complete(request) {
+    const run = new Run(this.#o, this.#key, this.#fetch, request, false);
+    return run.complete();
+  }
+
+  /** Sends `request` and streams the answer: `for await (const ev of client.stream(req))`. */
+  stream(request) {
+    return new StreamResult(new Run(this.#o, this.#key, this.#fetch, request, true));
+  }
+
+  toJSON() {
+    return { provider: this.#o.provider, model: this.#o.model, baseURL: this.#o.baseURL };
+  }
+}
+
+/** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
+export function decodeStream(provider, body, options = {}) {
+  if (!PROVIDERS.includes(provider)) throw providerError(provider);
+  const source =
+    typeof Response !== "undefined" && body instanceof Response
+      ? body
+      : { ok: true, status: 200, headers: new Headers(), body };
+  if (!source.body || typeof source.body.getReader !== "function")
+    throw optionError("body", "must be a ReadableStream or a Response with a body");
+  return new StreamResult(
+    new Run(
+      { provider, maxRetries: 0, timeouts: {}, config: "" },
+      "",
+      null,
+      { signal: options.signal },
+      true,
+      source,
+    ),
+  );
+}

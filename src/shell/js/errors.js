@@ -1,0 +1,119 @@
+// The error classes skyl throws, and how an error the core describes (an
+// ErrorInfo, as JSON) becomes one of them with the API key scrubbed out.
+// Every error is typed by the Rust core; this module only maps its `name`
+// to a class.
+
+/** The base class of every error skyl throws. */
+export class SkylError extends Error {
+  constructor(info, options) {
+    super(info.message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = info.name ?? "SkylError";
+    this.code = info.code ?? "error";
+    this.provider = info.provider;
+    this.retryable = Boolean(info.retryable);
+    for (const k of [
+      "status",
+      "providerType",
+      "providerCode",
+      "param",
+      "requestId",
+      "retryAfterMs",
+      "path",
+      "partial",
+      "body",
+    ]) {
+      if (info[k] !== undefined && info[k] !== null) this[k] = info[k];
+    }
+    if (info.inBand) this.inBand = true;
+    if (info.eventsEmitted !== undefined) this.eventsEmitted = Boolean(info.eventsEmitted);
+  }
+}
+/** The provider answered with an error (HTTP status or in-band). */
+export class APIError extends SkylError {}
+export class BadRequestError extends APIError {}
+export class AuthenticationError extends APIError {}
+export class PermissionDeniedError extends APIError {}
+export class NotFoundError extends APIError {}
+export class RateLimitError extends APIError {}
+export class OverloadedError extends APIError {}
+export class InternalServerError extends APIError {}
+/** The request could not be sent or the connection broke. */
+export class ConnectionError extends SkylError {}
+/** A first-byte, idle or total timeout. */
+export class TimeoutError extends SkylError {}
+/** The caller aborted: `signal`, `stream.abort()`, or leaving `for await`. */
+export class AbortError extends SkylError {}
+/** The stream ended before its terminal frame; `partial` has what came. */
+export class StreamEndedEarlyError extends SkylError {}
+/** The stream broke its protocol. */
+export class MalformedStreamError extends SkylError {}
+/** The provider blocked the prompt or output. */
+export class ContentFilterError extends SkylError {}
+/** The request or options are invalid; nothing was sent. */
+export class InvalidRequestError extends SkylError {}
+/** skyl's WebAssembly instance panicked (a bug); reload the module. */
+export class PanicError extends SkylError {}
+
+/** The classes by the `name` the core gives an error. */
+export const CLASSES = {
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  RateLimitError,
+  OverloadedError,
+  InternalServerError,
+  ConnectionError,
+  TimeoutError,
+  AbortError,
+  StreamEndedEarlyError,
+  MalformedStreamError,
+  ContentFilterError,
+  InvalidRequestError,
+  PanicError,
+};
+
+/** Removes every occurrence of `secret` from strings inside `value`. */
+export function scrub(value, secret) {
+  if (!secret || secret.length < 4) return value;
+  if (typeof value === "string") return value.split(secret).join("[redacted]");
+  if (Array.isArray(value)) return value.map((v) => scrub(v, secret));
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = scrub(v, secret);
+    return out;
+  }
+  return value;
+}
+
+/** `cause`, or a copy without the secret if its message or stack shows it. */
+export function scrubCause(cause, secret) {
+  if (!secret || secret.length < 4 || !(cause instanceof Error)) return cause;
+  const shown = [
+    cause.message,
+    cause.stack,
+    cause.cause instanceof Error ? cause.cause.message : "",
+  ].join("\n");
+  if (!shown.includes(secret)) return cause;
+  const copy = new Error(scrub(String(cause.message), secret));
+  copy.name = cause.name;
+  copy.stack = scrub(String(cause.stack ?? ""), secret);
+  return copy;
+}
+
+/** The error for `info` (an ErrorInfo), of its class, without `secret`. */
+export function makeError(info, secret, cause) {
+  const clean = scrub(info, secret);
+  const Class = CLASSES[clean.name] ?? SkylError;
+  return new Class(clean, cause === undefined ? undefined : { cause: scrubCause(cause, secret) });
+}
+
+/** An ErrorInfo made on the JS side (options, timeouts, aborts), not retryable. */
+export const localError = (name, code, message, extra = {}) => ({
+  name,
+  code,
+  message,
+  retryable: false,
+  ...extra,
+});
