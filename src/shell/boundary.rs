@@ -5,6 +5,16 @@
 
 use serde_json::Value;
 
+/// The version of this format. The JS half (`js/boundary.js`) has its own
+/// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
+/// differs: bump both together whenever the format changes.
+pub(crate) const BOUNDARY_VERSION: u32 = 1;
+
+/// [`BOUNDARY_VERSION`], for the JS half to check.
+pub fn boundary_version() -> u32 {
+    BOUNDARY_VERSION
+}
+
 use super::{error_info, error_json, provider_named};
 use crate::error::Error;
 use crate::json::write::{object_text, push_decimal, Out};

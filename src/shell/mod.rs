@@ -15,7 +15,7 @@ pub(crate) mod wasm;
 
 use serde_json::Value;
 
-pub use boundary::{expand_result, BoundaryStream};
+pub use boundary::{boundary_version, expand_result, BoundaryStream};
 
 use crate::error::Error;
 use crate::json::write::quoted;

@@ -1,8 +1,8 @@
 //! The Rust half of the JavaScript shell (wasm32 only): `#[wasm_bindgen]`
-//! wrappers over [`crate::jsapi`], and the panic hook. The only module that
+//! wrappers over [`crate::shell`], and the panic hook. The only module that
 //! names wasm-bindgen or js-sys.
 //!
-//! The JS half, `src/wasm/js/`, does what belongs to the JS runtime: `fetch`
+//! The JS half, `src/shell/js/`, does what belongs to the JS runtime: `fetch`
 //! and the `ReadableStream` reader, timers, `AbortSignal`, the async
 //! iterator and the `Error` subclasses. Every protocol decision (encoding,
 //! decoding, error typing, retry policy) is made here, in Rust.
@@ -10,6 +10,12 @@
 use wasm_bindgen::prelude::*;
 
 use crate::shell as jsapi;
+
+/// The boundary format's version; see [`jsapi::boundary_version`].
+#[wasm_bindgen(js_name = boundaryVersion)]
+pub fn boundary_version() -> u32 {
+    jsapi::boundary_version()
+}
 
 /// Encodes a request; see [`jsapi::encode`].
 #[wasm_bindgen(js_name = encodeRequest)]

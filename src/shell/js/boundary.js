@@ -1,5 +1,6 @@
-// The boundary format: what the WebAssembly functions return (src/jsapi.rs,
-// wrapped one line each in src/wasm/mod.rs), and its decoder. Strings in,
+// The boundary format: what the WebAssembly functions return
+// (src/shell/mod.rs and src/shell/boundary.rs, wrapped one line each in
+// src/shell/wasm.rs), and its decoder; both halves check BOUNDARY_VERSION. Strings in,
 // strings out; failures are `{"error": ErrorInfo}` (name, code, message,
 // provider, retryable, inBand, eventsEmitted, and when known status,
 // providerType, providerCode, param, requestId, retryAfterMs, path,
@@ -28,7 +29,7 @@
 //       provider's terminal frame has come; partial() is the Response
 //       assembled so far (every field).
 //
-// A stream result (JsonDecoder::feed and ::finish in src/jsapi.rs):
+// A stream result (BoundaryStream::feed and ::finish in src/shell/boundary.rs):
 //
 //   {"events":[..],"lens":[..](,"argsFromEvents":true)(,"error":{..}|,"done":true)}
 //   then a NUL, then the events' strings, concatenated.
@@ -55,14 +56,46 @@
 // finish event's response is compact: without
 // `text`, `reasoning` and `toolCalls`, which repeat the parts;
 // completeResponse() derives them. Events before a failure are listed with
-// the `error`. `jsapi::expand_result` is the Rust reading of the same
+// the `error`. `expand_result` (src/shell/boundary.rs) is the Rust reading of the same
 // format, which the native tests hold to the decoder.
 
 import * as wasm from "./skyl_wasm.js";
 import { call } from "./guard.js";
+import { localError, SkylError } from "./errors.js";
+
+/**
+ * The version of this format; the Rust half's is `BOUNDARY_VERSION` in
+ * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
+ * together, whenever the format does.
+ */
+export const BOUNDARY_VERSION = 1;
+
+let versionChecked = false;
+
+/**
+ * Refuses a WebAssembly module that speaks another version of this format
+ * (JS and wasm from different builds), once, before its first result is read.
+ */
+function checkVersion() {
+  if (versionChecked) return;
+  const theirs = call(() => wasm.boundaryVersion());
+  if (theirs !== BOUNDARY_VERSION) {
+    throw new SkylError(
+      localError(
+        "SkylError",
+        "version_mismatch",
+        `skyl's JavaScript (boundary format ${BOUNDARY_VERSION}) and WebAssembly module (format ${theirs}) come from different builds: install the package again`,
+      ),
+    );
+  }
+  versionChecked = true;
+}
 
 /** A JSON result of the boundary, parsed. */
-export const parse = (json) => JSON.parse(json);
+export function parse(json) {
+  checkVersion();
+  return JSON.parse(json);
+}
 
 /** An encodeRequest result: `{ ok: { url, headers, body } }` or `{ error }`. */
 export function encoded(text) {
@@ -165,6 +198,7 @@ export class Decoding {
   #input = 0;
   #capacity = 0;
   constructor(provider) {
+    checkVersion();
     this.#d = call(() => new wasm.Decoder(provider));
   }
   /**
