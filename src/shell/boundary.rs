@@ -10,7 +10,7 @@ use serde_json::Value;
 /// differs: bump both together whenever the format changes.
 pub(crate) const BOUNDARY_VERSION: u32 = 1;
 
-/// [`BOUNDARY_VERSION`], for the JS half to check.
+/// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {
     BOUNDARY_VERSION
 }
