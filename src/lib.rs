@@ -1,4 +1,62 @@
-#![doc = include_str!("../README.md")]
+//! skyl: one client for LLM chat APIs with tool calling (OpenAI Chat
+//! Completions, any OpenAI-compatible server, Anthropic Messages, Google
+//! Gemini), as a sans-IO core: bytes in, events out.
+//!
+//! The crate performs no I/O, sleeps on no timer and reads no clock. A
+//! request becomes plain HTTP data ([`encode_request`] gives an
+//! [`HttpRequest`]: method, URL, headers, body) that any client sends; the
+//! response bytes go into a [`StreamDecoder`] as they arrive, which hands
+//! out [`StreamEvent`]s and, at the end, one [`Response`]. A non-streaming
+//! body goes through [`decode_response`], an HTTP error through
+//! [`decode_error`]. The same crate is the protocol half of the `skyl` npm
+//! package, compiled to WebAssembly.
+//!
+//! ```
+//! use skyl::{encode_request, ClientConfig, Message, Provider, Request, StreamDecoder, StreamEvent};
+//!
+//! let mut config = ClientConfig::new(Provider::OpenAi);
+//! config.api_key = Some("sk-...".into());
+//! let request = Request {
+//!     model: Some("gpt-5-mini".into()),
+//!     messages: vec![Message::user("Hi")],
+//!     ..Request::default()
+//! };
+//! let http = encode_request(&config, &request, true)?;
+//! assert_eq!(http.url, "https://api.openai.com/v1/chat/completions");
+//!
+//! // ... send `http` with any client, then feed the body as it arrives:
+//! let mut decoder = StreamDecoder::new(Provider::OpenAi);
+//! let mut events = Vec::new();
+//! decoder.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hello\"}}]}\n\n", &mut events)?;
+//! decoder.feed(b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", &mut events)?;
+//! let response = decoder.finish(&mut events)?;
+//! assert!(matches!(&events[0], StreamEvent::Text { text, .. } if text == "Hello"));
+//! assert_eq!(response.text, "Hello");
+//! # Ok::<(), skyl::Error>(())
+//! ```
+//!
+//! What it guarantees, on every provider:
+//!
+//! - A tool call is handed out once ([`StreamEvent::ToolCall`]), when whole:
+//!   at the provider's structural boundary, never because its arguments
+//!   happen to parse. A call cut off is in
+//!   [`Response::incomplete_tool_calls`], never executable.
+//! - A stream without its terminal frame is [`Error::StreamEndedEarly`],
+//!   which keeps what was received; an error inside a 200 is an
+//!   [`Error::Api`] that says whether events had been handed out
+//!   ([`Error::retryable`] is true only before).
+//! - The assistant turn ([`Response::message`]) replays as it came:
+//!   signatures, encrypted reasoning, provider blocks ([`Part::Provider`])
+//!   and call ids survive serialisation.
+//! - No input makes it panic, and the API key appears in no error and no
+//!   `Debug` output.
+//!
+//! The Cargo features `openai` (Chat Completions and OpenAI-compatible
+//! servers), `anthropic` and `gemini` choose the adapters; all are on by
+//! default and at least one is needed. The README, the package's front
+//! page, has the JavaScript API; `ARCHITECTURE.md` in the repository maps
+//! the source.
+
 #![warn(unreachable_pub)]
 #![cfg_attr(
     test,
@@ -18,6 +76,11 @@
 
 #[cfg(not(any(feature = "openai", feature = "anthropic", feature = "gemini")))]
 compile_error!("skyl needs at least one adapter: enable the openai, anthropic or gemini feature");
+
+// The README's Rust examples run as doctests too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 mod accumulate;
 mod error;
