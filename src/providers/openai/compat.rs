@@ -1,7 +1,7 @@
 //! OpenAI-compatible servers: the OpenAI adapter with [`Dialect::COMPAT`],
 //! and the [`Dialect`] switch itself.
 //!
-//! Known deviations handled (see `WIRE.md` in the design docs for sources):
+//! Known deviations handled (sources in `docs/wire.md`):
 //!
 //! | server | deviation | handling |
 //! |---|---|---|
