@@ -13,6 +13,8 @@
 )]
 
 mod common;
+#[path = "conformance/responses.rs"]
+mod responses;
 
 use common::Case;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -58,9 +60,10 @@ fn check(case: &Case) -> Result<(), Failed> {
     };
     check_error(exp, error.as_ref())?;
     let Some(r) = response.or_else(|| error.as_ref().and_then(|e| e.partial().cloned())) else {
-        // Error bodies: nothing assembled, and nothing expected.
+        // Error bodies (and in-band errors, which keep no response):
+        // nothing assembled, and nothing expected.
         ensure!(
-            exp["text"].is_null(),
+            exp["text"].is_null() || exp["text"] == "",
             "expected text but got only {error:?}"
         );
         ensure!(
@@ -86,6 +89,11 @@ fn check_error(exp: &Value, error: Option<&Error>) -> Result<(), Failed> {
         (true, Some(e)) => Err(format!("unexpected error: {e:?}").into()),
         (false, None) => Err(format!("expected error {want}, got success").into()),
         (false, Some(e)) => {
+            if exp["provider"] == "responses" {
+                if let Some(checked) = responses::check_client_error(want, e) {
+                    return checked;
+                }
+            }
             let (kind, message) = match e {
                 Error::Api(api) => (
                     api.provider_type.clone().unwrap_or_default(),
@@ -106,7 +114,7 @@ fn check_error(exp: &Value, error: Option<&Error>) -> Result<(), Failed> {
                 "error message {message:?}, expected {}",
                 want["message"]
             );
-            if let (Error::Api(api), Some(code)) = (e, want.get("code")) {
+            if let (Error::Api(api), Some(code)) = (e, want.get("code").filter(|c| !c.is_null())) {
                 let code = match code {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
@@ -179,6 +187,16 @@ fn check_response(case: &Case, exp: &Value, r: &Response) -> Result<(), Failed> 
         } else {
             ensure!(!ours.id.is_empty(), "call {i}: no id");
         }
+        if want["type"] == "custom_tool_call" {
+            // Free-form input, handed out as {"input": ...} (see the adapter).
+            let parsed: Value = serde_json::from_str(&ours.arguments)?;
+            ensure!(
+                parsed["input"] == want["arguments"],
+                "call {i}: custom input {parsed}, expected {}",
+                want["arguments"]
+            );
+            continue;
+        }
         let parsed: Value = serde_json::from_str(&ours.arguments).map_err(|e| {
             format!(
                 "call {i}: arguments are not JSON: {e}: {:?}",
@@ -208,6 +226,9 @@ fn check_response(case: &Case, exp: &Value, r: &Response) -> Result<(), Failed> 
         "tool-call ids are not unique: {:?}",
         r.tool_calls
     );
+    if case.provider == Provider::Responses {
+        return responses::check(exp, r);
+    }
     ensure!(
         r.incomplete_tool_calls.is_empty() || !exp["error"].is_null(),
         "incomplete calls {:?}",

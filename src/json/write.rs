@@ -267,6 +267,11 @@ impl<'a> Arr<'a> {
         self.item().string(s);
     }
 
+    /// An element that is a JSON value.
+    pub(crate) fn value(&mut self, v: &Value) {
+        self.item().value(v);
+    }
+
     /// An element that is already JSON text.
     pub(crate) fn json(&mut self, text: &str) {
         self.item().buf.extend_from_slice(text.as_bytes());

@@ -28,6 +28,8 @@ pub(crate) mod anthropic;
 pub(crate) mod gemini;
 #[cfg(feature = "openai")]
 pub(crate) mod openai;
+#[cfg(feature = "openai")]
+pub(crate) mod responses;
 
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_differential;
@@ -59,15 +61,20 @@ pub enum Provider {
     /// Google Gemini generateContent.
     #[serde(rename = "gemini")]
     Gemini,
+    /// The OpenAI Responses API, and any Open Responses server (vLLM,
+    /// Ollama, LM Studio, OpenRouter, ...) by base URL.
+    #[serde(rename = "responses")]
+    Responses,
 }
 
 impl Provider {
     /// Every provider.
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 5] = [
         Provider::OpenAi,
         Provider::OpenAiCompat,
         Provider::Anthropic,
         Provider::Gemini,
+        Provider::Responses,
     ];
 
     /// The adapter name: `openai`, `openaicompat`, `anthropic`, `gemini`.
@@ -77,6 +84,7 @@ impl Provider {
             Provider::OpenAiCompat => "openaicompat",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
+            Provider::Responses => "responses",
         }
     }
 
@@ -124,6 +132,8 @@ pub fn encode_request(
         Provider::Anthropic => anthropic::request::encode(&input)?,
         #[cfg(feature = "gemini")]
         Provider::Gemini => gemini::request::encode(&input)?,
+        #[cfg(feature = "openai")]
+        Provider::Responses => responses::request::encode(&input)?,
         #[allow(unreachable_patterns)]
         other => return Err(not_built(other)),
     };
@@ -176,6 +186,8 @@ pub(crate) const BUILT: &[&str] = &[
     "anthropic",
     #[cfg(feature = "gemini")]
     "gemini",
+    #[cfg(feature = "openai")]
+    "responses",
 ];
 
 /// Decodes a non-streaming response body. An error payload inside it (a 200
@@ -193,6 +205,8 @@ pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error
         Provider::Anthropic => anthropic::response::decode(&value),
         #[cfg(feature = "gemini")]
         Provider::Gemini => gemini::response::decode(&value),
+        #[cfg(feature = "openai")]
+        Provider::Responses => responses::response::decode(&value),
         #[allow(unreachable_patterns)]
         other => return Err(not_built(other)),
     };
@@ -221,6 +235,8 @@ pub fn decode_error(
         (Some(v), Provider::Anthropic) => anthropic::error::decode(v),
         #[cfg(feature = "gemini")]
         (Some(v), Provider::Gemini) => gemini::error::decode(v),
+        #[cfg(feature = "openai")]
+        (Some(v), Provider::Responses) => responses::error::decode(v),
         _ => None,
     }
     .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
@@ -253,6 +269,8 @@ pub(crate) enum FrameDecoder {
     Anthropic(anthropic::stream::StreamState),
     #[cfg(feature = "gemini")]
     Gemini(gemini::stream::StreamState),
+    #[cfg(feature = "openai")]
+    Responses(responses::stream::StreamState),
     /// A provider whose adapter this build leaves out: every frame fails.
     NotBuilt(Provider),
 }
@@ -274,6 +292,10 @@ impl FrameDecoder {
             }
             #[cfg(feature = "gemini")]
             Provider::Gemini => FrameDecoder::Gemini(gemini::stream::StreamState::default()),
+            #[cfg(feature = "openai")]
+            Provider::Responses => {
+                FrameDecoder::Responses(responses::stream::StreamState::default())
+            }
             #[allow(unreachable_patterns)]
             other => FrameDecoder::NotBuilt(other),
         }
@@ -299,6 +321,10 @@ impl FrameDecoder {
             FrameDecoder::Gemini(_) if gemini::response::is_whole(body) => {
                 gemini::response::decode(body)
             }
+            #[cfg(feature = "openai")]
+            FrameDecoder::Responses(_) if responses::response::is_whole(body) => {
+                responses::response::decode(body)
+            }
             _ => return None,
         };
         Some(deltas.map(|mut deltas| {
@@ -315,7 +341,7 @@ impl FrameDecoder {
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
-        let _ = &acc; // (only the OpenAI decoder reads it)
+        let _ = &acc; // (only the OpenAI family's decoders read it)
         match self {
             #[cfg(feature = "openai")]
             FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
@@ -323,6 +349,8 @@ impl FrameDecoder {
             FrameDecoder::Anthropic(d) => d.frame(ev, out),
             #[cfg(feature = "gemini")]
             FrameDecoder::Gemini(d) => d.frame(ev, out),
+            #[cfg(feature = "openai")]
+            FrameDecoder::Responses(d) => d.frame(ev, acc, out),
             FrameDecoder::NotBuilt(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
         }
     }
@@ -424,7 +452,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, 128, "every stream case, two chunkings");
+        assert_eq!(compared, 236, "every stream case (118), two chunkings");
     }
 
     #[test]
