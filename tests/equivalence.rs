@@ -43,6 +43,7 @@ fn check(provider: Provider, body: &str) -> Result<(), Failed> {
         Provider::OpenAi | Provider::OpenAiCompat => openai_stream(&value),
         Provider::Anthropic => anthropic_stream(&value),
         Provider::Gemini => gemini_stream(&value),
+        Provider::Responses => responses_stream(&value),
     };
     let (_, streamed) = StreamDecoder::decode_all(provider, stream.as_bytes());
     let streamed = streamed.map_err(|e| format!("stream: {e:?}"))?;
@@ -232,4 +233,83 @@ fn gemini_stream(body: &Value) -> String {
         .iter()
         .map(|f| format!("data: {f}\r\n\r\n"))
         .collect()
+}
+
+/// A Responses body as the stream of it: `response.created`, each output
+/// item added, its text, reasoning or arguments in pieces, done, then the
+/// terminal event with the whole response (as the API repeats it).
+fn responses_stream(body: &Value) -> String {
+    let mut out = String::new();
+    let mut seq = 0;
+    let mut event = |mut v: Value| {
+        v["sequence_number"] = json!(seq);
+        seq += 1;
+        out.push_str(&format!(
+            "event: {}\ndata: {v}\n\n",
+            v["type"].as_str().unwrap()
+        ));
+    };
+    let mut start = body.clone();
+    start["status"] = json!("in_progress");
+    start["output"] = json!([]);
+    start["usage"] = Value::Null;
+    event(json!({"type": "response.created", "response": start}));
+    for (index, item) in body["output"].as_array().unwrap().iter().enumerate() {
+        let mut added = item.clone();
+        added["status"] = json!("in_progress");
+        match item["type"].as_str().unwrap() {
+            "message" => added["content"] = json!([]),
+            "reasoning" => added["summary"] = json!([]),
+            "function_call" => added["arguments"] = json!(""),
+            _ => {}
+        }
+        event(json!({"type": "response.output_item.added", "output_index": index, "item": added}));
+        let id = &item["id"];
+        match item["type"].as_str().unwrap() {
+            "message" => {
+                for (c, part) in item["content"].as_array().unwrap().iter().enumerate() {
+                    let (kind, key) = match part["type"].as_str().unwrap() {
+                        "output_text" => ("response.output_text.delta", "text"),
+                        "refusal" => ("response.refusal.delta", "refusal"),
+                        _ => continue,
+                    };
+                    for p in pieces(part[key].as_str().unwrap()) {
+                        event(
+                            json!({"type": kind, "item_id": id, "output_index": index, "content_index": c, "delta": p}),
+                        );
+                    }
+                }
+            }
+            "reasoning" => {
+                for (key, kind) in [
+                    ("summary", "response.reasoning_summary_text.delta"),
+                    ("content", "response.reasoning_text.delta"),
+                ] {
+                    for (i, part) in item[key].as_array().into_iter().flatten().enumerate() {
+                        for p in pieces(part["text"].as_str().unwrap_or_default()) {
+                            event(
+                                json!({"type": kind, "item_id": id, "output_index": index, "summary_index": i, "delta": p}),
+                            );
+                        }
+                    }
+                }
+            }
+            "function_call" => {
+                for p in pieces(item["arguments"].as_str().unwrap()) {
+                    event(
+                        json!({"type": "response.function_call_arguments.delta", "item_id": id, "output_index": index, "delta": p}),
+                    );
+                }
+            }
+            _ => {}
+        }
+        event(json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+    }
+    let terminal = match body["status"].as_str() {
+        Some("incomplete") => "response.incomplete",
+        Some("failed") => "response.failed",
+        _ => "response.completed",
+    };
+    event(json!({"type": terminal, "response": body}));
+    out
 }
