@@ -17,6 +17,8 @@ const ANTHROPIC: &[u8] =
     include_bytes!("fixtures/conformance/anthropic/anthropic-tool-no-args.stream.sse");
 const GEMINI: &[u8] =
     include_bytes!("fixtures/conformance/gemini/google-stream-no-args-tool-call.stream.sse");
+const RESPONSES: &[u8] =
+    include_bytes!("fixtures/conformance/responses/skyl-synthetic-parallel-interleaved.stream.sse");
 
 fn json(s: &str) -> Value {
     serde_json::from_str(s).unwrap()
@@ -70,6 +72,7 @@ fn tool_calls_arrive_once_and_whole_for_every_provider() {
         ("openaicompat", COMPAT, 1),
         ("anthropic", ANTHROPIC, 1),
         ("gemini", GEMINI, 4),
+        ("responses", RESPONSES, 2),
     ] {
         for chunk in [1, 7, 4096] {
             let (events, _) = run(provider, body, chunk);

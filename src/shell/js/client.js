@@ -15,7 +15,7 @@ export const PROVIDERS = Object.freeze([...ADAPTERS]);
 
 /** The option error for a provider this entry does not speak. */
 function providerError(provider) {
-  const known = ["openai", "openaicompat", "anthropic", "gemini"].includes(provider);
+  const known = ["openai", "openaicompat", "anthropic", "gemini", "responses"].includes(provider);
   const hint =
     known && ENTRY !== "skyl"
       ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four`

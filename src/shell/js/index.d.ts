@@ -1,8 +1,8 @@
 // Type declarations for skyl. Every object in and out is plain JSON: a
 // history saved with JSON.stringify and loaded again replays identically.
 
-export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini";
-/** The providers this entry speaks: all four from "skyl", fewer from "skyl/openai", "skyl/anthropic", "skyl/gemini". */
+export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini" | "responses";
+/** The providers this entry speaks: all five from "skyl", fewer from "skyl/openai" (openai, openaicompat, responses), "skyl/anthropic", "skyl/gemini". */
 export declare const PROVIDERS: readonly Provider[];
 
 /** Opaque data a provider needs back on replay, keyed by adapter name. */
@@ -76,7 +76,12 @@ export type Request = {
   /**
    * Deep-merged into the provider's request body last; its values win. A
    * `tools` list adds to the request's tools (a provider's server or
-   * built-in tools, e.g. Anthropic web search, Gemini googleSearch).
+   * built-in tools, e.g. Anthropic web search, Gemini googleSearch, the
+   * Responses API's `{ type: "web_search" }`). For `responses`, e.g.
+   * `{ reasoning: { effort: "low" }, text: { verbosity: "low" } }`, or
+   * `{ store: true, previous_response_id }` to use server state instead
+   * of the stateless default (`store: false`, encrypted reasoning
+   * replayed).
    */
   providerOptions?: { [key: string]: unknown };
   /** Cancels the request. */
@@ -149,7 +154,9 @@ export type ClientOptions = {
   /**
    * Required for `openaicompat`, e.g. "http://127.0.0.1:11434/v1"; for the
    * others, a proxy in their place. The form of the defaults: the path
-   * before `/chat/completions` for OpenAI ("https://api.openai.com/v1"),
+   * before `/chat/completions` for OpenAI and before `/responses` for the
+   * Responses API ("https://api.openai.com/v1"; any Open Responses server,
+   * e.g. "http://127.0.0.1:1234/v1" for LM Studio),
    * the root without a version for Anthropic ("https://api.anthropic.com")
    * and Gemini ("https://generativelanguage.googleapis.com"). A query
    * string (Azure's `?api-version=`) is kept at the end.
