@@ -14,7 +14,7 @@ use skyl::{
 
 /// One recorded stream per adapter (real provider recordings; see
 /// `tests/fixtures/conformance/README.md`).
-const STREAMS: [(Provider, &str, &str); 4] = [
+const STREAMS: [(Provider, &str, &str); 5] = [
     (
         Provider::OpenAi,
         "openaicompat/alibaba-tool-call.stream.sse",
@@ -34,6 +34,11 @@ const STREAMS: [(Provider, &str, &str); 4] = [
         Provider::Gemini,
         "gemini/google-stream-tool-call-arguments.stream.sse",
         "Vertex AI, arguments streamed as partialArgs",
+    ),
+    (
+        Provider::Responses,
+        "responses/openai-reasoning-encrypted-content.1.stream.sse",
+        "the Responses API, encrypted reasoning replayed in place",
     ),
 ];
 
@@ -75,7 +80,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let mut config = ClientConfig::new(provider);
         config.base_url = Some(match provider {
-            Provider::OpenAi | Provider::OpenAiCompat => "http://127.0.0.1:8787/v1".into(),
+            Provider::OpenAi | Provider::OpenAiCompat | Provider::Responses => {
+                "http://127.0.0.1:8787/v1".into()
+            }
             _ => "http://127.0.0.1:8787".into(),
         });
         let http = encode_request(&config, &next, true)?;
