@@ -104,8 +104,7 @@ fn tools_called(calls: &[skyl::ToolCall]) -> Vec<Tool> {
         if !tools.iter().any(|t| t.name == c.name) {
             tools.push(Tool {
                 name: c.name.clone(),
-                description: None,
-                parameters: None,
+                ..Tool::default()
             });
         }
     }

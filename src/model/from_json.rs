@@ -323,12 +323,14 @@ pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
     let mut name = None;
     let mut description = None;
     let mut parameters = None;
+    let mut provider_options = None;
     for (k, v) in object(v, at)? {
         let at = &At::Key(at, &k);
         match k.as_str() {
             "name" => name = Some(string(v, at)?),
             "description" => description = opt_string(v, at)?,
             "parameters" => parameters = present(v),
+            "providerOptions" => provider_options = opt_object(v, at)?,
             _ => {}
         }
     }
@@ -336,6 +338,7 @@ pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
         name: required(name, at, "name")?,
         description,
         parameters,
+        provider_options,
     })
 }
 

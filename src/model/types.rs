@@ -214,7 +214,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// A tool the model may call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Value")]
 pub struct Tool {
     /// The name the model calls it by. Must not be empty.
@@ -225,6 +225,16 @@ pub struct Tool {
     /// A JSON Schema for the arguments object. `None` means no arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Value>,
+    /// Fields added to this tool's declaration as the provider's API names
+    /// them (they win over a field of the same name): Anthropic's
+    /// `{"eager_input_streaming": true}` or `{"strict": true}`, OpenAI's
+    /// `{"strict": true}` (inside `function` for Chat Completions).
+    #[serde(
+        default,
+        rename = "providerOptions",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub provider_options: Option<Map<String, Value>>,
 }
 
 /// A complete call of a client tool.

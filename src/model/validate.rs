@@ -188,8 +188,7 @@ mod tests {
     fn tool(name: &str) -> Tool {
         Tool {
             name: name.into(),
-            description: None,
-            parameters: None,
+            ..Tool::default()
         }
     }
 

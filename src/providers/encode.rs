@@ -132,16 +132,29 @@ pub(crate) fn image_source<'a>(
 }
 
 /// Writes a tool's `name`, `description` and parameters schema (under
-/// `schema_key`, unless it is `None`), as all three providers declare them.
+/// `schema_key`, unless it is `None`), as every provider declares them,
+/// then the tool's own `providerOptions` (Anthropic's `strict` or
+/// `eager_input_streaming`, OpenAI's `strict`), which win over a field of
+/// the same name.
 pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Option<&str>) {
-    d.str("name", &tool.name);
-    if let Some(desc) = &tool.description {
+    let own = |key: &str| tool_option(tool, key).is_some();
+    if !own("name") {
+        d.str("name", &tool.name);
+    }
+    if let Some(desc) = tool.description.as_ref().filter(|_| !own("description")) {
         d.str("description", desc);
     }
-    let Some(key) = schema_key else {
-        return;
-    };
-    d.value(key, &schema_for(tool.parameters.as_ref()));
+    if let Some(key) = schema_key.filter(|k| !own(k)) {
+        d.value(key, &schema_for(tool.parameters.as_ref()));
+    }
+    for (k, v) in tool.provider_options.iter().flatten() {
+        d.value(k, v);
+    }
+}
+
+/// The tool's own `providerOptions` value for `key`, if it sets one.
+pub(crate) fn tool_option<'a>(tool: &'a Tool, key: &str) -> Option<&'a Value> {
+    tool.provider_options.as_ref()?.get(key)
 }
 
 /// All system text of a request (its `system` and any system messages), or

@@ -484,6 +484,7 @@ mod tests {
                 parameters: Some(
                     serde_json::json!({"type": "object", "x": 2.207_527_275_049_914_4e-7, "deep": deep}),
                 ),
+                ..Tool::default()
             }],
             messages: vec![crate::model::Message::user("hi")],
             provider_options: serde_json::json!({"top_k": 5}).as_object().cloned(),
@@ -619,6 +620,40 @@ mod tests {
             matches!(res, Err(Error::StreamEndedEarly { .. })),
             "{res:?}"
         );
+    }
+
+    /// A tool's own providerOptions go into its declaration, where each
+    /// API declares a tool, and win over a field of the same name.
+    #[test]
+    fn tool_provider_options_are_merged_into_the_declaration() {
+        let tool = |options: Value| Tool {
+            name: "write".into(),
+            parameters: Some(serde_json::json!({"type": "object", "properties": {}})),
+            provider_options: options.as_object().cloned(),
+            ..Tool::default()
+        };
+        let request = |options: Value| Request {
+            messages: vec![crate::model::Message::user("hi")],
+            tools: vec![tool(options)],
+            ..Request::default()
+        };
+        let eager = serde_json::json!({"eager_input_streaming": true});
+        let (_, body) = sent(Provider::Anthropic, None, &request(eager));
+        assert_eq!(body["tools"][0]["eager_input_streaming"], true);
+        assert_eq!(body["tools"][0]["name"], "write");
+        let strict = serde_json::json!({"strict": true});
+        let (_, body) = sent(Provider::OpenAi, None, &request(strict.clone()));
+        assert_eq!(body["tools"][0]["function"]["strict"], true);
+        let (_, body) = sent(Provider::Responses, None, &request(strict));
+        assert_eq!(body["tools"][0]["strict"], true, "{}", body["tools"]);
+        let text = serde_json::to_string(&body["tools"][0]).unwrap();
+        assert_eq!(text.matches("strict").count(), 1, "once: {text}");
+        let (_, body) = sent(Provider::Responses, None, &request(Value::Null));
+        assert_eq!(body["tools"][0]["strict"], false, "the default");
+        let described = serde_json::json!({"description": "Writes a file."});
+        let (_, body) = sent(Provider::Gemini, None, &request(described));
+        let declared = &body["tools"][0]["functionDeclarations"][0];
+        assert_eq!(declared["description"], "Writes a file.");
     }
 
     /// A whole response answering a streamed request (a proxy that does not

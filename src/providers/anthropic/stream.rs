@@ -558,6 +558,39 @@ mod tests {
     /// there is incomplete even with its `content_block_stop` and an input
     /// that parses (`{}`, the input given at its start: the
     /// anthropic-sdk-python#975 failure); the calls before it stay whole.
+    /// With `eager_input_streaming` (a tool's providerOptions) Anthropic
+    /// streams a tool's input unbuffered, and a block that `max_tokens`
+    /// cut can stop with input that is not JSON: that call is incomplete,
+    /// never handed out, whatever the stop reason says.
+    #[test]
+    fn an_eager_tool_input_cut_off_as_invalid_json_is_incomplete() {
+        for stop in ["max_tokens", "tool_use"] {
+            let frames = [
+                START.to_string(),
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"write","input":{}}}"#.into(),
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a.txt\", \"text\": \"lorem ip"}}"#.into(),
+                r#"{"type":"content_block_stop","index":0}"#.into(),
+                format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{stop}"}},"usage":{{"output_tokens":4096}}}}"#),
+                r#"{"type":"message_stop"}"#.into(),
+            ];
+            let refs: Vec<&str> = frames.iter().map(String::as_str).collect();
+            let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &sse(&refs));
+            let res = res.unwrap();
+            assert!(
+                !events
+                    .iter()
+                    .any(|e| matches!(e, StreamEvent::ToolCall { .. })),
+                "{stop}: no tool_call event"
+            );
+            assert!(res.tool_calls.is_empty(), "{stop}");
+            assert_eq!(res.incomplete_tool_calls.len(), 1, "{stop}");
+            assert_eq!(
+                res.incomplete_tool_calls[0].arguments,
+                r#"{"path": "a.txt", "text": "lorem ip"#
+            );
+        }
+    }
+
     #[test]
     fn max_tokens_makes_the_last_tool_use_block_incomplete_streamed_or_not() {
         let tool = |i: u64, id: &str, json: &str| {

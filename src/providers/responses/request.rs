@@ -64,8 +64,11 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             d.str("type", "function");
             crate::providers::tool_declaration(&mut d, t, Some("parameters"));
             // The Responses API checks schemas strictly unless told not to
-            // (Chat Completions does not): off, as the other providers.
-            d.bool("strict", false);
+            // (Chat Completions does not): off, as the other providers,
+            // unless the tool's own providerOptions say.
+            if crate::providers::tool_option(t, "strict").is_none() {
+                d.bool("strict", false);
+            }
         }
     }
     if let Some(choice) = req.tool_choice.as_ref().filter(|_| !req.tools.is_empty()) {

@@ -53,7 +53,18 @@ export type Message = { role: Role; parts: Part[] };
 
 /** A JSON Schema object. */
 export type JsonSchema = { [keyword: string]: unknown };
-export type Tool = { name: string; description?: string; parameters?: JsonSchema };
+export type Tool = {
+  name: string;
+  description?: string;
+  parameters?: JsonSchema;
+  /**
+   * Fields added to this tool's declaration, as the provider's API names
+   * them (they win over a field of the same name): Anthropic
+   * `{ eager_input_streaming: true }` or `{ strict: true }`, OpenAI
+   * `{ strict: true }`.
+   */
+  providerOptions?: { [key: string]: unknown };
+};
 /** A complete tool call; `arguments` is the whole JSON text of an object. */
 export type ToolCall = { id: string; name: string; arguments: string };
 /** A call that did not complete; never to be executed. */
