@@ -98,8 +98,8 @@ pub use http::HttpRequest;
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message,
-    NamedToolChoice, NamedToolTag, Part, ProviderData, Raw, Request, Response, Role, StreamEvent,
-    Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
+    NamedToolChoice, NamedToolTag, Part, ProviderData, Raw, Request, Response, ResponseFormat,
+    Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
 pub use providers::{
     decode_error, decode_response, encode_request, object_schema, ClientConfig, Provider,

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::write::quoted;
-use crate::model::{Message, Part, Request, Role, Tool, ToolCall, ToolChoice};
+use crate::model::{Message, Part, Request, ResponseFormat, Role, Tool, ToolCall, ToolChoice};
 
 /// What was wrong, and where: `path` is empty for the value itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,10 +190,48 @@ pub(crate) fn request(v: Value, at: &At) -> Read<Request> {
             "topP" => r.top_p = number(v, at)?,
             "stop" => r.stop = array(v, at, string)?,
             "providerOptions" => r.provider_options = opt_object(v, at)?,
+            "responseFormat" => {
+                r.response_format = present(v).map(|v| response_format(v, at)).transpose()?;
+            }
             _ => {}
         }
     }
     Ok(r)
+}
+
+/// A [`ResponseFormat`]: `{"type": "json"}` or `{"type": "json_schema",
+/// "schema": {...}, "name"?, "description"?, "strict"?}`.
+fn response_format(v: Value, at: &At) -> Read<ResponseFormat> {
+    let (mut kind, mut schema, mut name, mut description, mut strict) =
+        (None, None, None, None, None);
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        match k.as_str() {
+            "type" => kind = Some((string(v, at)?, at.error("is \"json\" or \"json_schema\""))),
+            "schema" => {
+                schema = match present(v) {
+                    Some(s @ Value::Object(_)) => Some(s),
+                    Some(other) => return Err(at.wrong("a JSON Schema object", &other)),
+                    None => None,
+                }
+            }
+            "name" => name = opt_string(v, at)?,
+            "description" => description = opt_string(v, at)?,
+            "strict" => strict = present(v).map(|v| boolean(v, at)).transpose()?,
+            _ => {}
+        }
+    }
+    let (kind, wrong) = required(kind, at, "type")?;
+    match kind.as_str() {
+        "json" => Ok(ResponseFormat::Json),
+        "json_schema" => Ok(ResponseFormat::JsonSchema {
+            schema: required(schema, at, "schema")?,
+            name,
+            description,
+            strict,
+        }),
+        _ => Err(wrong),
+    }
 }
 
 /// A [`Message`].
@@ -454,6 +492,44 @@ mod tests {
         assert!(message.contains("unknown part type \"video\""), "{message}");
         let (path, _) = err(part(json!({"type": "image", "data": 5}), &At::Root("p")));
         assert_eq!(path, "p.data");
+    }
+
+    /// A response format names its field when it is wrong, and reads the
+    /// same as serde's derive when it is right.
+    #[test]
+    fn response_formats_are_read_with_their_paths() {
+        let read = |f: Value| request(json!({"responseFormat": f}), &At::Root(""));
+        assert_eq!(
+            read(json!({"type": "json"})).unwrap().response_format,
+            Some(ResponseFormat::Json)
+        );
+        let f = json!({"type": "json_schema", "schema": {"type": "object"}, "name": "n", "strict": true});
+        let ours = read(f.clone()).unwrap().response_format.unwrap();
+        assert_eq!(ours, serde_json::from_value::<ResponseFormat>(f).unwrap());
+        assert_eq!(read(json!(null)).unwrap().response_format, None);
+        for (f, path, says) in [
+            (json!({"type": "xml"}), "responseFormat.type", "json_schema"),
+            (json!({}), "responseFormat", "missing field `type`"),
+            (
+                json!({"type": "json_schema"}),
+                "responseFormat",
+                "missing field `schema`",
+            ),
+            (
+                json!({"type": "json_schema", "schema": "x"}),
+                "responseFormat.schema",
+                "JSON Schema",
+            ),
+            (
+                json!({"type": "json", "strict": 1}),
+                "responseFormat.strict",
+                "true or false",
+            ),
+        ] {
+            let (p, m) = err(read(f.clone()));
+            assert_eq!(p, path, "{f}");
+            assert!(m.contains(says), "{f}: {m}");
+        }
     }
 
     #[test]

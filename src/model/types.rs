@@ -388,6 +388,36 @@ pub struct Request {
     /// built-in tools beside the functions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_options: Option<Map<String, Value>>,
+    /// Structured output: the answer as JSON, or as JSON that matches a
+    /// schema, in each provider's own form. The text of the answer is the
+    /// JSON; it is whole only when the finish reason is
+    /// [`FinishReason::Stop`] (a cut-off answer finishes `Length`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+}
+
+/// What shape the answer takes ([`Request::response_format`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// Any JSON value (Chat Completions' `json_object`; Anthropic has no
+    /// such mode and refuses it with a clear error).
+    Json,
+    /// JSON that matches `schema`.
+    JsonSchema {
+        /// The JSON Schema, sent as given: a keyword a provider does not
+        /// support comes back as its own typed 400.
+        schema: Value,
+        /// A name for the schema (`"response"` where one is required).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// What the answer is, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// OpenAI's strict schema adherence.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
+    },
 }
 
 /// Token counts as the provider reported them.

@@ -152,6 +152,26 @@ pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Opti
     }
 }
 
+/// Writes an OpenAI-style JSON schema format (`response_format.json_schema`
+/// of Chat Completions, `text.format` of the Responses API): `name`
+/// (`"response"` unless given), `description`, `schema`, `strict`.
+pub(crate) fn schema_format(
+    d: &mut write::Obj,
+    schema: &Value,
+    name: Option<&str>,
+    description: Option<&str>,
+    strict: Option<bool>,
+) {
+    d.str("name", name.unwrap_or("response"));
+    if let Some(desc) = description {
+        d.str("description", desc);
+    }
+    d.value("schema", schema);
+    if let Some(strict) = strict {
+        d.bool("strict", strict);
+    }
+}
+
 /// The tool's own `providerOptions` value for `key`, if it sets one.
 pub(crate) fn tool_option<'a>(tool: &'a Tool, key: &str) -> Option<&'a Value> {
     tool.provider_options.as_ref()?.get(key)

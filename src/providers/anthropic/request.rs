@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::{API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, NAME};
 use crate::error::Error;
 use crate::json::write::Out;
-use crate::model::{Message, Part, Role, ToolChoice, ToolChoiceMode};
+use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
@@ -93,6 +93,23 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     }
     if !req.stop.is_empty() {
         body.strs("stop_sequences", &req.stop);
+    }
+    // https://docs.claude.com/en/docs/build-with-claude/structured-outputs
+    match &req.response_format {
+        Some(ResponseFormat::Json) => {
+            return Err(Error::invalid_request(
+                "responseFormat",
+                "Anthropic has no plain JSON mode: give a schema, \
+                 { type: \"json_schema\", schema }",
+            ))
+        }
+        Some(ResponseFormat::JsonSchema { schema, .. }) => {
+            body.object("output_config")
+                .object("format")
+                .str("type", "json_schema")
+                .value("schema", schema);
+        }
+        None => {}
     }
     if input.stream {
         body.bool("stream", true);

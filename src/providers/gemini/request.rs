@@ -8,7 +8,7 @@ use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE
 use crate::error::Error;
 use crate::json::json_text;
 use crate::json::write::Out;
-use crate::model::{Message, Part, ProviderData, Role, ToolChoice, ToolChoiceMode};
+use crate::model::{Message, Part, ProviderData, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput, Encoded,
     EncodedPart, ImageSource, Turns,
@@ -98,6 +98,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         || req.temperature.is_some()
         || req.top_p.is_some()
         || !req.stop.is_empty()
+        || req.response_format.is_some()
     {
         let mut generation = body.object("generationConfig");
         if let Some(max) = req.max_tokens {
@@ -111,6 +112,13 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         }
         if !req.stop.is_empty() {
             generation.strs("stopSequences", &req.stop);
+        }
+        // https://ai.google.dev/gemini-api/docs/structured-output
+        if let Some(format) = &req.response_format {
+            generation.str("responseMimeType", "application/json");
+            if let ResponseFormat::JsonSchema { schema, .. } = format {
+                generation.value("responseJsonSchema", schema);
+            }
         }
     }
     drop(body);

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::{Dialect, DEFAULT_BASE_URL};
 use crate::error::Error;
 use crate::json::write::{object_text, Arr, Out};
-use crate::model::{Message, Part, Role, ToolChoice, ToolChoiceMode};
+use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
 };
@@ -112,6 +112,25 @@ pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encode
     }
     if !req.stop.is_empty() {
         body.strs("stop", &req.stop);
+    }
+    // https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format
+    match &req.response_format {
+        Some(ResponseFormat::Json) => {
+            body.object("response_format").str("type", "json_object");
+        }
+        Some(ResponseFormat::JsonSchema {
+            schema,
+            name,
+            description,
+            strict,
+        }) => {
+            let mut format = body.object("response_format");
+            format.str("type", "json_schema");
+            let mut json_schema = format.object("json_schema");
+            let (name, description) = (name.as_deref(), description.as_deref());
+            crate::providers::schema_format(&mut json_schema, schema, name, description, *strict);
+        }
+        None => {}
     }
     if input.stream {
         body.bool("stream", true);

@@ -497,6 +497,26 @@ mod tests {
         assert!(!e.retryable());
     }
 
+    /// A structured answer cut off is never whole JSON passed off as done:
+    /// the output limit finishes it as Length, and an early end is an error.
+    #[test]
+    fn a_cut_off_structured_answer_finishes_as_length_or_fails() {
+        let cut = [
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"{\"city\": \"Ly"},"finish_reason":null}]}"#,
+            r#"{"id":"c","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
+            "[DONE]",
+        ];
+        let (_, res) = StreamDecoder::decode_all(Provider::OpenAi, &sse(&cut));
+        let res = res.unwrap();
+        assert_eq!(res.finish_reason, FinishReason::Length);
+        assert!(serde_json::from_str::<serde_json::Value>(&res.text).is_err());
+        let (_, res) = StreamDecoder::decode_all(Provider::OpenAi, &sse(&cut[..1]));
+        assert!(
+            matches!(res, Err(crate::Error::StreamEndedEarly { .. })),
+            "{res:?}"
+        );
+    }
+
     #[test]
     fn a_stream_without_finish_or_done_ended_early() {
         let (_, res) = StreamDecoder::decode_all(

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{DEFAULT_BASE_URL, NAME};
 use crate::error::Error;
 use crate::json::write::{Arr, Out};
-use crate::model::{Message, Part, Request, Role, ToolChoice, ToolChoiceMode};
+use crate::model::{Message, Part, Request, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{image_source, join_url, joined_system, EncodeInput, Encoded, ImageSource};
 
 /// Encodes the request for the Responses API.
@@ -95,6 +95,27 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     }
     if let Some(p) = req.top_p {
         body.float("top_p", p);
+    }
+    // https://platform.openai.com/docs/api-reference/responses/create#responses-create-text
+    match &req.response_format {
+        Some(ResponseFormat::Json) => {
+            body.object("text")
+                .object("format")
+                .str("type", "json_object");
+        }
+        Some(ResponseFormat::JsonSchema {
+            schema,
+            name,
+            description,
+            strict,
+        }) => {
+            let mut text = body.object("text");
+            let mut format = text.object("format");
+            format.str("type", "json_schema");
+            let (name, description) = (name.as_deref(), description.as_deref());
+            crate::providers::schema_format(&mut format, schema, name, description, *strict);
+        }
+        None => {}
     }
     body.bool("store", false);
     body.strs("include", &["reasoning.encrypted_content".to_string()]);

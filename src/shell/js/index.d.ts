@@ -69,6 +69,15 @@ export type Tool = {
 export type ToolCall = { id: string; name: string; arguments: string };
 /** A call that did not complete; never to be executed. */
 export type IncompleteToolCall = { id?: string; name?: string; arguments: string; reason: string };
+export type ResponseFormat =
+  | { type: "json" }
+  | {
+      type: "json_schema";
+      schema: JsonSchema;
+      name?: string;
+      description?: string;
+      strict?: boolean;
+    };
 export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string };
 
 export type Request = {
@@ -95,6 +104,14 @@ export type Request = {
    * replayed).
    */
   providerOptions?: { [key: string]: unknown };
+  /**
+   * Structured output, in each provider's own form. The answer's text is
+   * the JSON; it is whole only when `finishReason` is "stop" (a cut-off
+   * answer finishes "length"). Anthropic has no plain JSON mode: give it
+   * a schema. The schema is sent as given; a keyword a provider refuses
+   * comes back as its typed 400.
+   */
+  responseFormat?: ResponseFormat;
   /** Cancels the request. */
   signal?: AbortSignal;
 };
