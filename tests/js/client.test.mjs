@@ -13,7 +13,7 @@ after(async () => {
 });
 beforeEach(() => mock.reset());
 
-const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini"];
+const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KEY = "sk-test-SECRET-key-9f8e7d6c";
 
 describe("tool loop", () => {

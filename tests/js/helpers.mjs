@@ -8,7 +8,9 @@ export { startMock };
 
 /** The base URL a client of `provider` uses against the mock. */
 export const baseURL = (mock, provider) =>
-  provider === "openai" || provider === "openaicompat" ? `${mock.url}/v1` : mock.url;
+  provider === "openai" || provider === "openaicompat" || provider === "responses"
+    ? `${mock.url}/v1`
+    : mock.url;
 
 export const TOOLS = [
   {

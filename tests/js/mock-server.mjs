@@ -1,10 +1,12 @@
 // A mock LLM provider for tests and demos: Node standard library only,
-// listening on 127.0.0.1. It speaks all four wire formats skyl supports:
+// listening on 127.0.0.1. It speaks all five wire formats skyl supports:
 //
 //   POST /v1/chat/completions                      openai, openaicompat
 //   POST /v1/messages                              anthropic
 //   POST /v1beta/models/{model}:generateContent    gemini
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
+//   POST /v1/responses                             responses (streamed when
+//                                                  the body says stream: true)
 //
 // What it answers is chosen per request, by query parameters on the base URL
 // or `x-mock-*` headers (headers win):
@@ -67,7 +69,7 @@ export function readCase(id) {
 /** Every case id, e.g. "anthropic/anthropic-text.stream". */
 export function listCases() {
   const out = [];
-  for (const adapter of ["openai", "openaicompat", "anthropic", "gemini"]) {
+  for (const adapter of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
     for (const f of fs.readdirSync(path.join(CONFORMANCE, adapter)).sort()) {
       if (f.endsWith(".expected.json"))
         out.push(`${adapter}/${f.slice(0, -".expected.json".length)}`);
@@ -78,6 +80,7 @@ export function listCases() {
 
 function wireOf(url) {
   if (url.pathname.endsWith("/chat/completions")) return "openai";
+  if (url.pathname.endsWith("/responses")) return "responses";
   if (url.pathname.endsWith("/messages")) return "anthropic";
   if (url.pathname.includes(":streamGenerateContent") || url.pathname.includes(":generateContent"))
     return "gemini";
@@ -92,6 +95,13 @@ function toolResults(wire, req) {
   if (wire === "openai") {
     for (const m of req.messages ?? [])
       if (m.role === "tool") out.push({ id: m.tool_call_id, content: String(m.content) });
+  } else if (wire === "responses") {
+    for (const item of Array.isArray(req.input) ? req.input : [])
+      if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+        out.push({
+          id: item.call_id,
+          content: typeof item.output === "string" ? item.output : JSON.stringify(item.output),
+        });
   } else if (wire === "anthropic") {
     for (const m of req.messages ?? [])
       for (const b of Array.isArray(m.content) ? m.content : [])
@@ -150,6 +160,11 @@ function declaredTools(wire, req) {
       description: t.description ?? "",
       schema: t.input_schema,
     }));
+  if (wire === "responses")
+    // Flat function tools; hosted tools ({type: "web_search"}, ...) are not the client's.
+    return (req.tools ?? [])
+      .filter((t) => t.type === "function")
+      .map((t) => ({ name: t.name, description: t.description ?? "", schema: t.parameters }));
   return (req.tools ?? []).map((t) => ({
     name: t.function?.name,
     description: t.function?.description ?? "",
@@ -163,6 +178,13 @@ function lastUserText(wire, req) {
   if (wire === "gemini") {
     for (const c of req.contents ?? [])
       if (c.role === "user") for (const p of c.parts ?? []) if (p.text) texts.push(p.text);
+  } else if (wire === "responses") {
+    for (const item of Array.isArray(req.input) ? req.input : []) {
+      if (item.role !== "user") continue;
+      if (typeof item.content === "string") texts.push(item.content);
+      else for (const c of item.content ?? []) if (c.type === "input_text") texts.push(c.text);
+    }
+    if (typeof req.input === "string") texts.push(req.input);
   } else {
     for (const m of req.messages ?? []) {
       if (m.role !== "user") continue;
@@ -212,7 +234,11 @@ function scriptedTurn(wire, req) {
     };
   }
   const declared =
-    wire === "gemini" ? req.tools?.[0]?.functionDeclarations?.length : req.tools?.length;
+    wire === "gemini"
+      ? req.tools?.[0]?.functionDeclarations?.length
+      : wire === "responses"
+        ? declaredTools(wire, req).length
+        : req.tools?.length;
   if (!declared) return { text: "Hello from the mock provider.", calls: [] };
   const tool = chooseTool(wire, req);
   return {
@@ -350,6 +376,7 @@ function renderTurn(wire, model, turn) {
       },
     };
   }
+  if (wire === "responses") return renderResponses(model, turn, usage);
   // gemini
   const frame = (parts, extra = {}) => ({
     candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
@@ -386,7 +413,150 @@ function renderTurn(wire, model, turn) {
   };
 }
 
-function inbandError(wire) {
+/** The padding real streams put on deltas (`obfuscation`), deterministic here. */
+const obfuscation = (seq, delta) =>
+  `${"mOcKpAdDiNgXyZ".slice(0, Math.max(1, 14 - delta.length))}${seq % 10}`;
+
+/**
+ * A scripted turn in the Responses wire, shaped like the recorded streams:
+ * every event named and numbered (`sequence_number`), the response object in
+ * `response.created` / `in_progress` and whole again in `response.completed`,
+ * no [DONE]. The body form is that final response object.
+ */
+function renderResponses(model, turn, usage) {
+  const base = {
+    id: "resp_mock",
+    object: "response",
+    created_at: 1780000000,
+    status: "in_progress",
+    background: false,
+    completed_at: null,
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: null,
+    max_tool_calls: null,
+    model,
+    output: [],
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    service_tier: "default",
+    store: false,
+    temperature: 1,
+    text: { format: { type: "text" }, verbosity: "medium" },
+    tool_choice: "auto",
+    tools: [],
+    top_logprobs: 0,
+    top_p: 1,
+    truncation: "disabled",
+    usage: null,
+    user: null,
+    metadata: {},
+  };
+  let seq = 0;
+  let out = "";
+  const ev = (type, fields) => {
+    const e = { type, sequence_number: seq++, ...fields };
+    out += `event: ${type}\ndata: ${JSON.stringify(e)}\n\n`;
+  };
+  ev("response.created", { response: base });
+  ev("response.in_progress", { response: base });
+  const output = [];
+  if (turn.text) {
+    const output_index = output.length;
+    const item_id = "msg_mock";
+    const part = (text) => ({ type: "output_text", annotations: [], logprobs: [], text });
+    const item = (status, content) => ({
+      id: item_id,
+      type: "message",
+      status,
+      content,
+      role: "assistant",
+    });
+    ev("response.output_item.added", { output_index, item: item("in_progress", []) });
+    ev("response.content_part.added", { item_id, output_index, content_index: 0, part: part("") });
+    for (const delta of pieces(turn.text))
+      ev("response.output_text.delta", {
+        item_id,
+        output_index,
+        content_index: 0,
+        delta,
+        logprobs: [],
+        obfuscation: obfuscation(seq, delta),
+      });
+    ev("response.output_text.done", {
+      item_id,
+      output_index,
+      content_index: 0,
+      text: turn.text,
+      logprobs: [],
+    });
+    ev("response.content_part.done", {
+      item_id,
+      output_index,
+      content_index: 0,
+      part: part(turn.text),
+    });
+    const done = item("completed", [part(turn.text)]);
+    ev("response.output_item.done", { output_index, item: done });
+    output.push(done);
+  }
+  turn.calls.forEach((c, i) => {
+    const output_index = output.length;
+    const item_id = `fc_mock_${i + 1}`;
+    const args = JSON.stringify(c.args);
+    const item = (status, argumentsText) => ({
+      id: item_id,
+      type: "function_call",
+      status,
+      arguments: argumentsText,
+      call_id: c.id,
+      name: c.name,
+    });
+    ev("response.output_item.added", { output_index, item: item("in_progress", "") });
+    for (const delta of pieces(args, 4))
+      ev("response.function_call_arguments.delta", {
+        item_id,
+        output_index,
+        delta,
+        obfuscation: obfuscation(seq, delta),
+      });
+    ev("response.function_call_arguments.done", { item_id, output_index, arguments: args });
+    const done = item("completed", args);
+    ev("response.output_item.done", { output_index, item: done });
+    output.push(done);
+  });
+  const final = {
+    ...base,
+    status: "completed",
+    completed_at: 1780000001,
+    output,
+    usage: {
+      input_tokens: usage.input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.input + usage.output,
+    },
+  };
+  ev("response.completed", { response: final });
+  return { stream: out, json: final };
+}
+
+function inbandError(wire, seq = 2) {
+  if (wire === "responses")
+    // The nested shape real streams send (the documented one is flat).
+    return `event: error\ndata: ${JSON.stringify({
+      type: "error",
+      sequence_number: seq,
+      error: {
+        type: "server_error",
+        code: "server_error",
+        message: "The server had an error while processing your request.",
+        param: null,
+      },
+    })}\n\n`;
   if (wire === "anthropic")
     return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
   if (wire === "gemini")
@@ -427,6 +597,7 @@ function httpErrorBody(wire, status) {
       }[status] ?? "INTERNAL";
     return { error: { code: status, message, status: st } };
   }
+  // openai, openaicompat and responses: {"error": {message, type, param, code}}.
   const type =
     { 400: "invalid_request_error", 401: "invalid_request_error", 429: "rate_limit_error" }[
       status
@@ -579,21 +750,24 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       const inband = opt("inband_error");
       if (inband && stream) {
         const text = payload.toString("utf8");
-        if (inband === "start") payload = Buffer.from(inbandError(wire));
-        else {
-          // After the first text-bearing frame.
-          const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
-          const frames = text.split(sep).filter(Boolean);
-          const firstText = frames.findIndex((f) =>
-            /"content":"[^"]|text_delta|"text":"[^"]/.test(f),
-          );
-          payload = Buffer.from(
-            frames
-              .slice(0, firstText + 1)
-              .map((f) => f + sep)
-              .join("") + inbandError(wire),
-          );
-        }
+        const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
+        const frames = text.split(sep).filter(Boolean);
+        // Before any content (a Responses stream has said response.created
+        // and in_progress by then), or after the first text-bearing frame.
+        const cut =
+          inband === "start"
+            ? wire === "responses"
+              ? frames.findIndex((f) => f.startsWith("event: response.output_item.added"))
+              : 0
+            : frames.findIndex((f) =>
+                /"content":"[^"]|text_delta|"text":"[^"]|output_text\.delta/.test(f),
+              ) + 1;
+        payload = Buffer.from(
+          frames
+            .slice(0, cut)
+            .map((f) => f + sep)
+            .join("") + inbandError(wire, cut),
+        );
       }
     }
 
