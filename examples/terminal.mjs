@@ -1,7 +1,8 @@
 // A streamed, tool-calling conversation in the terminal, with the built
-// package: every event as it arrives, for each of the four wire formats.
+// package: every event as it arrives, for each of the five wire formats.
 // Against the mock provider (MOCK_URL), or a real provider when its key is
-// in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY).
+// in the environment (OPENAI_API_KEY for openai and responses,
+// ANTHROPIC_API_KEY, GEMINI_API_KEY).
 //   node examples/terminal.mjs [provider ...]
 import { Client, toolResultMessage } from "../pkg/node.js";
 import { TOOLS, runTool } from "../www/tools.js";
@@ -9,6 +10,7 @@ import { TOOLS, runTool } from "../www/tools.js";
 const MOCK = process.env.MOCK_URL ?? "http://127.0.0.1:8788";
 const REAL = {
   openai: ["OPENAI_API_KEY", "gpt-4.1-mini"],
+  responses: ["OPENAI_API_KEY", "gpt-4.1-mini"],
   anthropic: ["ANTHROPIC_API_KEY", "claude-sonnet-4-5"],
   gemini: ["GEMINI_API_KEY", "gemini-2.5-flash"],
 };
@@ -24,7 +26,7 @@ async function conversation(provider) {
       : {
           provider,
           model: "mock-model",
-          baseURL: provider.startsWith("openai") ? `${MOCK}/v1` : MOCK,
+          baseURL: provider.startsWith("openai") || provider === "responses" ? `${MOCK}/v1` : MOCK,
         },
   );
   console.log(
@@ -70,6 +72,6 @@ async function conversation(provider) {
 }
 
 const wanted = process.argv.slice(2);
-for (const p of ["openai", "openaicompat", "anthropic", "gemini"]) {
+for (const p of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
   if (wanted.length === 0 || wanted.includes(p)) await conversation(p);
 }

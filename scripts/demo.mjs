@@ -39,10 +39,11 @@ try {
   const site = await startStatic({ port: port("WEB_PORT", 8080) });
   stops.push(() => site.close());
 
-  const live = KEYS.filter((k) => k.endsWith("_API_KEY") && process.env[k]).map((k) =>
-    k.replace("_API_KEY", "").toLowerCase(),
+  // OPENAI_API_KEY serves both OpenAI APIs: Chat Completions and Responses.
+  const live = KEYS.filter((k) => k.endsWith("_API_KEY") && process.env[k]).flatMap((k) =>
+    k === "OPENAI_API_KEY" ? ["openai", "responses"] : [k.replace("_API_KEY", "").toLowerCase()],
   );
-  console.log(`mock provider  ${mock.url}   (all four wire formats)`);
+  console.log(`mock provider  ${mock.url}   (all five wire formats)`);
   console.log(
     `Worker         ${worker.url}   (workerd via wrangler dev; live: ${live.length ? live.join(", ") : "none, every provider uses the mock"})`,
   );

@@ -137,7 +137,10 @@ async function* direct(request, signal) {
   const provider = ui.provider.value;
   const key = ui.apikey.value.trim();
   const useKey = key && ui.optin.checked;
-  const mockBase = provider.startsWith("openai") ? `${config.mockURL}/v1` : config.mockURL;
+  const mockBase =
+    provider.startsWith("openai") || provider === "responses"
+      ? `${config.mockURL}/v1`
+      : config.mockURL;
   const headers = {};
   if (!useKey && ui.slow.checked)
     Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });

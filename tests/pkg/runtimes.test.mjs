@@ -3,7 +3,8 @@
 // CommonJS's clear refusal), a Vite build served on loopback and driven in
 // Debian's Chromium by playwright-core, and a Worker in workerd (wrangler
 // dev, local). Each runs a streamed tool loop against the loopback mock for
-// all four adapters and the test checks what it assembled.
+// all five providers (and the one-adapter entries for theirs) and the test
+// checks what it assembled.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -59,7 +60,7 @@ function scratch(name, files = {}) {
 function checkResults(
   results,
   runtime,
-  providers = ["openai", "openaicompat", "anthropic", "gemini"],
+  providers = ["openai", "openaicompat", "anthropic", "gemini", "responses"],
 ) {
   assert.deepEqual(
     results.map((r) => r.provider),
@@ -107,7 +108,7 @@ test("Node: an ES module app", async () => {
 
 test("Node: the one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini)", async () => {
   const entries = {
-    openai: ["openai", "openaicompat"],
+    openai: ["openai", "openaicompat", "responses"],
     anthropic: ["anthropic"],
     gemini: ["gemini"],
   };
@@ -165,6 +166,7 @@ test("Browser: a Vite build in headless Chromium", async () => {
     "index.html": `<!doctype html><html><head><meta charset="utf-8"><title>skyl vite</title></head><body><pre id="out">running</pre><script type="module" src="/main.js"></script></body></html>`,
     "main.js": `import * as skyl from "skyl";
 import * as anthropicOnly from "skyl/anthropic";
+import * as openaiOnly from "skyl/openai";
 import { runAll, toolLoop } from "./toolloop.js";
 const mock = new URLSearchParams(location.search).get("mock");
 // The library's own guard: a key in a page needs the explicit opt-in.
@@ -175,7 +177,13 @@ try { new skyl.Client({ provider: "openai", model: "m", apiKey: "sk-page", dange
 catch { guard.optIn = false; }
 window.__guard = guard;
 runAll(skyl, mock).then(
-  async (r) => { window.__entry = await toolLoop(anthropicOnly, "anthropic", mock); window.__result = r; document.getElementById("out").textContent = JSON.stringify(r, null, 1); },
+  async (r) => {
+    window.__entry = await toolLoop(anthropicOnly, "anthropic", mock);
+    window.__openai = [];
+    for (const p of openaiOnly.PROVIDERS) window.__openai.push(await toolLoop(openaiOnly, p, mock));
+    window.__result = r;
+    document.getElementById("out").textContent = JSON.stringify(r, null, 1);
+  },
   (e) => { window.__result = { error: String(e && e.stack || e) }; document.getElementById("out").textContent = String(e); },
 );
 `,
@@ -193,10 +201,10 @@ runAll(skyl, mock).then(
     .map((f) => fs.readFileSync(path.join(dist, "assets", f), "utf8"))
     .join("\n");
   assert.ok(!/node:fs|require\("fs"\)/.test(js), "no Node built-ins in the browser bundle");
-  // Two modules: the full one and skyl/anthropic's own.
+  // Three modules: the full one, skyl/anthropic's and skyl/openai's own.
   assert.equal(
     fs.readdirSync(path.join(dist, "assets")).filter((f) => f.endsWith(".wasm")).length,
-    2,
+    3,
     "each entry's wasm is emitted as an asset",
   );
 
@@ -251,6 +259,11 @@ runAll(skyl, mock).then(
     checkResults([await page.evaluate(() => window.__entry)], "chromium, skyl/anthropic", [
       "anthropic",
     ]);
+    checkResults(await page.evaluate(() => window.__openai), "chromium, skyl/openai", [
+      "openai",
+      "openaicompat",
+      "responses",
+    ]);
   } finally {
     await context.close();
     server.close();
@@ -261,6 +274,7 @@ test("Cloudflare Workers: a Worker in workerd (wrangler dev, local)", async () =
   const dir = scratch("worker", {
     "src/index.js": `import * as skyl from "skyl";
 import * as anthropicOnly from "skyl/anthropic";
+import * as openaiOnly from "skyl/openai";
 import { runAll, toolLoop } from "../toolloop.js";
 export default {
   async fetch(request) {
@@ -268,6 +282,11 @@ export default {
     const mock = url.searchParams.get("mock");
     try {
       if (url.searchParams.get("entry") === "anthropic") return Response.json([await toolLoop(anthropicOnly, "anthropic", mock)]);
+      if (url.searchParams.get("entry") === "openai") {
+        const results = [];
+        for (const p of openaiOnly.PROVIDERS) results.push(await toolLoop(openaiOnly, p, mock));
+        return Response.json(results);
+      }
       return Response.json(await runAll(skyl, mock));
     } catch (e) {
       return Response.json({ error: String(e && e.stack || e) }, { status: 500 });
@@ -289,6 +308,11 @@ export default {
     ).json();
     assert.ok(!entry.error, `${entry.error}\n${worker.log()}`);
     checkResults(entry, "workerd, skyl/anthropic", ["anthropic"]);
+    const openai = await (
+      await fetch(`${worker.url}/?entry=openai&mock=${encodeURIComponent(mock.url)}`)
+    ).json();
+    assert.ok(!openai.error, `${openai.error}\n${worker.log()}`);
+    checkResults(openai, "workerd, skyl/openai", ["openai", "openaicompat", "responses"]);
   } finally {
     worker.stop();
   }

@@ -70,7 +70,7 @@ async function open(provider, extra = "") {
 
 const finalText = (page) => page.$$eval(".msg.assistant", (els) => els.map((e) => e.textContent));
 
-for (const provider of ["openai", "openaicompat", "anthropic", "gemini"]) {
+for (const provider of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
   test(`${provider}: a question, a tool card, the final answer (via the Worker)`, async () => {
     const { page, errors } = await open(provider);
     assert.match(await page.textContent("#mode"), /mock provider/);
@@ -156,6 +156,7 @@ test("the Worker API in workerd: config and a streamed chat as skyl events", asy
     "openaicompat",
     "anthropic",
     "gemini",
+    "responses",
   ]);
   assert.ok(Object.values(config.providers).every((p) => p.live === false));
   const res = await fetch(`${worker.url}/api/chat`, {

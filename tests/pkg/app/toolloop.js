@@ -1,7 +1,7 @@
 // The app every runtime test runs (Node, a Vite build in Chromium, a
 // Worker in workerd): a streamed tool loop against the mock provider for
-// all four adapters. It returns what it assembled, so the test can check it.
-export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini"];
+// all five providers. It returns what it assembled, so the test can check it.
+export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 
 const tools = [
   {
@@ -12,7 +12,8 @@ const tools = [
 ];
 
 export async function toolLoop(skyl, provider, mockURL) {
-  const baseURL = provider.startsWith("openai") ? `${mockURL}/v1` : mockURL;
+  const baseURL =
+    provider.startsWith("openai") || provider === "responses" ? `${mockURL}/v1` : mockURL;
   const client = new skyl.Client({ provider, model: "mock-model", baseURL, maxRetries: 0 });
   const messages = [
     { role: "user", parts: [{ type: "text", text: "What is the weather in Paris?" }] },

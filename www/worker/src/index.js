@@ -17,6 +17,8 @@ const PROVIDERS = {
   },
   anthropic: { key: "ANTHROPIC_API_KEY", model: "claude-sonnet-4-5" },
   gemini: { key: "GEMINI_API_KEY", model: "gemini-2.5-flash" },
+  // OpenAI's Responses API (/v1/responses), with the same key.
+  responses: { key: "OPENAI_API_KEY", model: "gpt-4.1-mini" },
 };
 
 const cors = {
@@ -35,7 +37,7 @@ function route(env, provider) {
     ? p.baseURL
       ? env[p.baseURL]
       : undefined
-    : provider.startsWith("openai")
+    : provider.startsWith("openai") || provider === "responses"
       ? `${mock}/v1`
       : mock;
   return { live, key: live ? key : undefined, baseURL, model: p.model };
