@@ -270,7 +270,7 @@ fn role(v: Value, at: &At) -> Read<Role> {
 
 /// The string fields a [`Part`] may have (read in one loop: twelve inlined
 /// reads were 4 KB of wasm).
-const PART_STRINGS: [&str; 12] = [
+const PART_STRINGS: [&str; 13] = [
     "type",
     "text",
     "url",
@@ -283,11 +283,12 @@ const PART_STRINGS: [&str; 12] = [
     "signature",
     "redacted",
     "provider",
+    "filename",
 ];
 
 /// A [`Part`], by its `type`.
 pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
-    let mut strings: [Option<String>; 12] = Default::default();
+    let mut strings: [Option<String>; 13] = Default::default();
     let mut data = None;
     let mut is_error = false;
     let mut provider_data = None;
@@ -305,8 +306,13 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
             _ => {}
         }
     }
-    let [kind, text, url, media_type, id, name, arguments, call_id, content, signature, redacted, provider] =
+    let [kind, text, url, media_type, id, name, arguments, call_id, content, signature, redacted, provider, filename] =
         strings;
+    let base64 = |data: Option<Value>| match data {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(At::Key(at, "data").wrong("base64 text", &other)),
+    };
     let kind = required(kind, at, "type")?;
     let need = |v: Option<String>, field: &str| {
         v.ok_or_else(|| at.error(format!("a {kind} part needs `{field}`")))
@@ -318,12 +324,15 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
         },
         "image" => Part::Image {
             url,
-            data: match data {
-                None => None,
-                Some(Value::String(s)) => Some(s),
-                Some(other) => return Err(At::Key(at, "data").wrong("base64 text", &other)),
-            },
+            data: base64(data)?,
             media_type,
+            provider_data,
+        },
+        "file" => Part::File {
+            url,
+            data: base64(data)?,
+            media_type: need(media_type, "mediaType")?,
+            filename,
             provider_data,
         },
         "tool_call" => Part::ToolCall {
@@ -492,6 +501,11 @@ mod tests {
         assert!(message.contains("unknown part type \"video\""), "{message}");
         let (path, _) = err(part(json!({"type": "image", "data": 5}), &At::Root("p")));
         assert_eq!(path, "p.data");
+        let (path, message) = err(part(json!({"type": "file", "data": "AA=="}), &At::Root("")));
+        assert_eq!(
+            (path.as_str(), message.as_str()),
+            ("", "a file part needs `mediaType`")
+        );
     }
 
     /// A response format names its field when it is wrong, and reads the

@@ -74,6 +74,20 @@ pub(crate) fn part(o: &mut Obj, p: &Part) {
                 .opt_str("mediaType", media_type.as_deref());
             provider_data(o, d);
         }
+        Part::File {
+            url,
+            data,
+            media_type,
+            filename,
+            provider_data: d,
+        } => {
+            o.str("type", "file")
+                .opt_str("url", url.as_deref())
+                .opt_str("data", data.as_deref())
+                .str("mediaType", media_type)
+                .opt_str("filename", filename.as_deref());
+            provider_data(o, d);
+        }
         Part::ToolCall {
             id,
             name,

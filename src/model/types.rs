@@ -144,6 +144,29 @@ pub enum Part {
         )]
         provider_data: Option<ProviderData>,
     },
+    /// A document (PDF first; plain text where a provider takes it), by
+    /// URL or as base64 data, with its media type.
+    File {
+        /// An `https:` URL (or a provider's file URI).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Base64 data (no `data:` prefix).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// The media type, e.g. `application/pdf` or `text/plain`.
+        #[serde(rename = "mediaType")]
+        media_type: String,
+        /// The file's name, where a provider shows or needs one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+        /// Replay data for the provider; see [`ProviderData`].
+        #[serde(
+            default,
+            rename = "providerData",
+            skip_serializing_if = "Option::is_none"
+        )]
+        provider_data: Option<ProviderData>,
+    },
     /// A call of a client tool made by the model.
     ToolCall {
         /// The call id; tool results answer it.

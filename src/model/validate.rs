@@ -151,6 +151,13 @@ pub fn validate_request(req: &Request) -> Result<(), Invalid> {
                 } => {
                     return Err(Invalid::new(path(), "an image needs a url or base64 data"));
                 }
+                Part::File {
+                    url: None,
+                    data: None,
+                    ..
+                } => {
+                    return Err(Invalid::new(path(), "a file needs a url or base64 data"));
+                }
                 Part::Image {
                     url: None,
                     media_type: None,
@@ -267,5 +274,26 @@ mod tests {
             ..Request::default()
         };
         assert!(validate_request(&req).is_err());
+    }
+
+    #[test]
+    fn a_file_without_url_or_data_is_rejected_with_its_path() {
+        let req = Request {
+            messages: vec![Message {
+                role: crate::model::Role::User,
+                parts: vec![Part::File {
+                    url: None,
+                    data: None,
+                    media_type: "application/pdf".into(),
+                    filename: None,
+                    provider_data: None,
+                }],
+            }],
+            ..Request::default()
+        };
+        assert_eq!(
+            validate_request(&req).unwrap_err().to_string(),
+            "invalid request: messages[0].parts[0]: a file needs a url or base64 data"
+        );
     }
 }

@@ -67,6 +67,8 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
         {"type": "text", "text": "a\"\n", "providerData": {"gemini": {"thoughtSignature": "s", "n": 1.5}}},
         {"type": "image", "url": "https://x", "mediaType": "image/png"},
         {"type": "image", "data": "QUJD", "mediaType": "image/png", "providerData": {}},
+        {"type": "file", "data": "QUJD", "mediaType": "application/pdf", "filename": "a.pdf"},
+        {"type": "file", "url": "https://x/a.pdf", "mediaType": "application/pdf", "providerData": {"x": 1}},
         {"type": "tool_call", "id": "c", "name": "f", "arguments": "{}"},
         {"type": "tool_result", "callId": "c", "content": "1", "isError": true},
         {"type": "tool_result", "callId": "c", "content": "1"},

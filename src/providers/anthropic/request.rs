@@ -144,6 +144,18 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<EncodedPart>, String
             media_type,
             ..
         } => image_block(url.as_deref(), data.as_deref(), media_type.as_deref())?,
+        Part::File {
+            url,
+            data,
+            media_type,
+            filename,
+            ..
+        } => document_block(
+            url.as_deref(),
+            data.as_deref(),
+            media_type,
+            filename.as_deref(),
+        )?,
         Part::ToolCall {
             id,
             name,
@@ -233,6 +245,55 @@ fn tool_input(arguments: &str) -> Result<Value, String> {
         Ok(_) => Err("tool-call arguments must be a JSON object for Anthropic".into()),
         Err(e) => Err(format!("tool-call arguments are not valid JSON: {e}")),
     }
+}
+
+/// A file as a `document` block: a PDF by URL or base64, plain text as a
+/// text source (https://docs.claude.com/en/docs/build-with-claude/pdf-support,
+/// .../citations for the text source). Anthropic takes no other kind.
+fn document_block(
+    url: Option<&str>,
+    data: Option<&str>,
+    media_type: &str,
+    filename: Option<&str>,
+) -> Result<EncodedPart, String> {
+    let text = match (media_type, url, data) {
+        ("application/pdf", _, _) => None,
+        ("text/plain", None, Some(data)) => Some(
+            crate::providers::base64_decode(data)
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or("a text/plain file's data must be base64 of UTF-8 text")?,
+        ),
+        ("text/plain", _, _) => {
+            return Err("Anthropic takes a text/plain file as base64 data, not by URL".into())
+        }
+        (other, _, _) => {
+            return Err(format!(
+                "Anthropic takes application/pdf and text/plain files, not {}",
+                crate::json::write::quoted(other)
+            ))
+        }
+    };
+    Ok(EncodedPart::new(|b| {
+        b.str("type", "document");
+        {
+            let mut s = b.object("source");
+            match (&text, url, data) {
+                (Some(text), _, _) => s
+                    .str("type", "text")
+                    .str("media_type", "text/plain")
+                    .str("data", text),
+                (None, Some(url), _) => s.str("type", "url").str("url", url),
+                (None, None, Some(data)) => s
+                    .str("type", "base64")
+                    .str("media_type", media_type)
+                    .str("data", data),
+                (None, None, None) => &mut s,
+            };
+        }
+        if let Some(title) = filename {
+            b.str("title", title);
+        }
+    }))
 }
 
 fn image_block(

@@ -198,6 +198,14 @@ fn encode_part(
             media_type,
             ..
         } => image_part(url.as_deref(), data.as_deref(), media_type.as_deref())?,
+        // inlineData or fileData, as an image
+        // (https://ai.google.dev/gemini-api/docs/document-processing).
+        Part::File {
+            url,
+            data,
+            media_type,
+            ..
+        } => image_part(url.as_deref(), data.as_deref(), Some(media_type))?,
         Part::ToolCall {
             id,
             name,

@@ -186,6 +186,42 @@ fn encode_user(msg: &Message, index: usize, out: &mut Arr) -> Result<(), Error> 
                     o.str("type", "text").str("text", text);
                 }));
             }
+            Part::File {
+                url,
+                data,
+                media_type,
+                filename,
+                ..
+            } => {
+                all_text = false;
+                let at = || format!("messages[{index}].parts[{p}]");
+                // https://platform.openai.com/docs/guides/pdf-files
+                let data = match (url, data) {
+                    (_, Some(data)) => data,
+                    _ => {
+                        return Err(Error::invalid_request(
+                            format!("{}.url", at()),
+                            "Chat Completions takes a file as base64 data, not by URL \
+                             (the responses provider takes URLs)",
+                        ))
+                    }
+                };
+                if media_type != "application/pdf" {
+                    return Err(Error::invalid_request(
+                        format!("{}.mediaType", at()),
+                        format!(
+                            "Chat Completions takes PDF files, not {}",
+                            crate::json::write::quoted(media_type)
+                        ),
+                    ));
+                }
+                content.push(object_text(|o| {
+                    o.str("type", "file")
+                        .object("file")
+                        .str("filename", filename.as_deref().unwrap_or("document.pdf"))
+                        .str("file_data", &crate::providers::data_url(media_type, data));
+                }));
+            }
             Part::Image {
                 url,
                 data,

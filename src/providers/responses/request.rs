@@ -11,9 +11,11 @@ use serde_json::Value;
 
 use super::{DEFAULT_BASE_URL, NAME};
 use crate::error::Error;
-use crate::json::write::{Arr, Out};
+use crate::json::write::{object_text, Arr, Out};
 use crate::model::{Message, Part, Request, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
-use crate::providers::{image_source, join_url, joined_system, EncodeInput, Encoded, ImageSource};
+use crate::providers::{
+    data_url, image_source, join_url, joined_system, EncodeInput, Encoded, ImageSource,
+};
 
 /// Encodes the request for the Responses API.
 pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
@@ -155,7 +157,9 @@ fn encode_user(req: &Request, msg: &Message, m: usize, items: &mut Arr) -> Resul
                     .str("call_id", call_id)
                     .str("output", &output);
             }
-            Part::Text { text, .. } => content.push(("input_text", text.clone())),
+            Part::Text { text, .. } => content.push(object_text(|o| {
+                o.str("type", "input_text").str("text", text);
+            })),
             Part::Image {
                 url,
                 data,
@@ -166,12 +170,32 @@ fn encode_user(req: &Request, msg: &Message, m: usize, items: &mut Arr) -> Resul
                     .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?
                 {
                     ImageSource::Url { url, .. } => url.to_string(),
-                    ImageSource::Base64 { media_type, data } => {
-                        format!("data:{media_type};base64,{data}")
-                    }
+                    ImageSource::Base64 { media_type, data } => data_url(media_type, data),
                 };
-                content.push(("input_image", url));
+                content.push(object_text(|o| {
+                    o.str("type", "input_image").str("image_url", &url);
+                }));
             }
+            // https://platform.openai.com/docs/guides/pdf-files (input_file)
+            Part::File {
+                url,
+                data,
+                media_type,
+                filename,
+                ..
+            } => content.push(object_text(|o| {
+                o.str("type", "input_file");
+                match (data, url) {
+                    (Some(data), _) => {
+                        o.str("filename", filename.as_deref().unwrap_or("document.pdf"))
+                            .str("file_data", &data_url(media_type, data));
+                    }
+                    (None, Some(url)) => {
+                        o.str("file_url", url);
+                    }
+                    (None, None) => {}
+                }
+            })),
             // An answer to a client action (a local_shell_call_output, an
             // mcp_approval_response, ...), sent as the app wrote it.
             Part::Provider { provider, data } if provider == NAME => items.value(data),
@@ -182,17 +206,8 @@ fn encode_user(req: &Request, msg: &Message, m: usize, items: &mut Arr) -> Resul
         let mut item = items.object();
         item.str("role", "user");
         let mut list = item.array("content");
-        for (kind, value) in &content {
-            let mut c = list.object();
-            c.str("type", kind);
-            c.str(
-                if *kind == "input_text" {
-                    "text"
-                } else {
-                    "image_url"
-                },
-                value,
-            );
+        for c in &content {
+            list.json(c);
         }
     }
     Ok(())

@@ -10,6 +10,21 @@ export type ProviderData = { [adapter: string]: unknown };
 
 /** Anthropic keeps a text's sources (web search, documents) in `providerData.anthropic.citations`, as the API sent them. */
 export type TextPart = { type: "text"; text: string; providerData?: ProviderData };
+/**
+ * A document (PDF; plain text where a provider takes it), by URL or base64
+ * `data`. Chat Completions takes PDFs as base64 only; Anthropic PDFs and
+ * base64 plain text; Gemini and the Responses API any media type they
+ * accept. A form a provider cannot take is an InvalidRequestError naming
+ * the part, and nothing is sent.
+ */
+export type FilePart = {
+  type: "file";
+  url?: string;
+  data?: string;
+  mediaType: string;
+  filename?: string;
+  providerData?: ProviderData;
+};
 export type ImagePart = {
   type: "image";
   url?: string;
@@ -43,6 +58,7 @@ export type ProviderPart = { type: "provider"; provider: string; data: unknown }
 export type Part =
   | TextPart
   | ImagePart
+  | FilePart
   | ToolCallPart
   | ToolResultPart
   | ReasoningPart
