@@ -162,6 +162,7 @@ pub(crate) fn usage(o: &mut Obj, u: &Usage) {
     for (key, n) in [
         ("input", u.input),
         ("output", u.output),
+        ("total", u.total),
         ("cacheRead", u.cache_read),
         ("cacheWrite", u.cache_write),
         ("reasoning", u.reasoning),

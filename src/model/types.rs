@@ -443,21 +443,25 @@ pub enum ResponseFormat {
     },
 }
 
-/// Token counts as the provider reported them.
+/// Token counts, the same on every provider (as the OpenTelemetry GenAI
+/// conventions count `gen_ai.usage.input_tokens` and `output_tokens`).
 ///
-/// `input` and `output` are the provider's own numbers, not re-based: OpenAI
-/// and Gemini count cached input inside `input`; Anthropic does not (add
-/// `cache_read` and `cache_write` for its total). Gemini's `output` excludes
-/// its `reasoning` tokens; OpenAI's includes them.
+/// `input` is every input token, cache reads and writes included
+/// (Anthropic reports them apart: they are added); `output` every output
+/// token, reasoning included (Gemini reports its thoughts apart: they are
+/// added); `total` is their sum. The provider's own object is in `raw`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
-    /// Input (prompt) tokens.
+    /// Input (prompt) tokens, cache reads and writes included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<u64>,
-    /// Output (completion) tokens.
+    /// Output (completion) tokens, reasoning included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<u64>,
+    /// `input` + `output`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
     /// Input tokens read from the provider's cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read: Option<u64>,
@@ -470,6 +474,22 @@ pub struct Usage {
     /// The provider's usage object, untouched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<Value>,
+}
+
+impl Usage {
+    /// The usage with `total` set from `input` and `output`.
+    pub(crate) fn totalled(mut self) -> Self {
+        self.total = sum(self.input, self.output);
+        self
+    }
+}
+
+/// The sum of the counts given; `None` when none is.
+pub(crate) fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    }
 }
 
 /// Why the model stopped, normalised across providers.

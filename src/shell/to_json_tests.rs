@@ -97,6 +97,7 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
         usage: Usage {
             input: Some(1),
             output: Some(u64::MAX),
+            total: Some(u64::MAX),
             cache_read: None,
             cache_write: Some(0),
             reasoning: Some(3),

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::accumulate::Delta;
 use crate::json::take_str;
+use crate::model::types::sum;
 use crate::model::{FinishReason, Message, Part, Usage};
 
 pub(crate) mod error;
@@ -47,14 +48,21 @@ pub(crate) fn map_finish_reason(raw: &str) -> FinishReason {
 /// Reads a (merged) usage object.
 pub(crate) fn map_usage(u: &Map<String, Value>) -> Usage {
     let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    let (cache_read, cache_write) = (
+        n("cache_read_input_tokens"),
+        n("cache_creation_input_tokens"),
+    );
     Usage {
-        input: n("input_tokens"),
+        // Anthropic's input_tokens leave out cache reads and writes.
+        input: sum(sum(n("input_tokens"), cache_read), cache_write),
         output: n("output_tokens"),
-        cache_read: n("cache_read_input_tokens"),
-        cache_write: n("cache_creation_input_tokens"),
+        cache_read,
+        cache_write,
         reasoning: None,
         raw: Some(Value::Object(u.clone())),
+        ..Usage::default()
     }
+    .totalled()
 }
 
 /// The names of the server-side tool calls (`server_tool_use`,

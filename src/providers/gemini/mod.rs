@@ -14,6 +14,7 @@
 
 use serde_json::Value;
 
+use crate::model::types::sum;
 use crate::model::{FinishReason, Usage};
 
 pub(crate) mod error;
@@ -60,14 +61,18 @@ pub(crate) fn map_finish_reason(raw: &str) -> FinishReason {
 /// Reads `usageMetadata`.
 pub(crate) fn map_usage(u: &Value) -> Usage {
     let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    let reasoning = n("thoughtsTokenCount");
     Usage {
         input: n("promptTokenCount"),
-        output: n("candidatesTokenCount"),
+        // Gemini's candidatesTokenCount leaves out its thoughts.
+        output: sum(n("candidatesTokenCount"), reasoning),
         cache_read: n("cachedContentTokenCount"),
         cache_write: None,
-        reasoning: n("thoughtsTokenCount"),
+        reasoning,
         raw: Some(u.clone()),
+        ..Usage::default()
     }
+    .totalled()
 }
 
 /// Whether a call id was made up by skyl (the name, or `name#N`) rather than

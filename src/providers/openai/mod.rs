@@ -57,7 +57,9 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
             &["completion_tokens_details", "reasoning_tokens"],
         )),
         raw: Some(u.clone()),
+        ..Usage::default()
     }
+    .totalled()
 }
 
 /// A legacy `function_call` (the functions API, before `tool_calls`; some

@@ -118,7 +118,9 @@ pub(crate) fn map_usage(u: &Value) -> Usage {
         cache_write: None,
         reasoning: n(&["output_tokens_details", "reasoning_tokens"]),
         raw: Some(u.clone()),
+        ..Usage::default()
     }
+    .totalled()
 }
 
 /// The `id` and `model` of a response object.

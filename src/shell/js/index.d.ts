@@ -133,14 +133,17 @@ export type Request = {
 };
 
 /**
- * Token counts as the provider reported them, not re-based: OpenAI and
- * Gemini count cached input inside `input`; Anthropic does not (add
- * `cacheRead` and `cacheWrite` for its total). Gemini's `output` excludes
- * its `reasoning` tokens; OpenAI's includes them.
+ * Token counts, the same on every provider (as the OpenTelemetry GenAI
+ * conventions count them): `input` is every input token, cache reads and
+ * writes included (Anthropic reports them apart: they are added); `output`
+ * every output token, reasoning included (Gemini reports its thoughts
+ * apart: they are added); `total` their sum. `raw` is the provider's own
+ * object.
  */
 export type Usage = {
   input?: number;
   output?: number;
+  total?: number;
   cacheRead?: number;
   cacheWrite?: number;
   reasoning?: number;
