@@ -270,7 +270,7 @@ fn role(v: Value, at: &At) -> Read<Role> {
 
 /// The string fields a [`Part`] may have (read in one loop: twelve inlined
 /// reads were 4 KB of wasm).
-const PART_STRINGS: [&str; 13] = [
+const PART_STRINGS: [&str; 14] = [
     "type",
     "text",
     "url",
@@ -284,11 +284,12 @@ const PART_STRINGS: [&str; 13] = [
     "redacted",
     "provider",
     "filename",
+    "ttl",
 ];
 
 /// A [`Part`], by its `type`.
 pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
-    let mut strings: [Option<String>; 13] = Default::default();
+    let mut strings: [Option<String>; 14] = Default::default();
     let mut data = None;
     let mut is_error = false;
     let mut provider_data = None;
@@ -306,7 +307,7 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
             _ => {}
         }
     }
-    let [kind, text, url, media_type, id, name, arguments, call_id, content, signature, redacted, provider, filename] =
+    let [kind, text, url, media_type, id, name, arguments, call_id, content, signature, redacted, provider, filename, ttl] =
         strings;
     let base64 = |data: Option<Value>| match data {
         None => Ok(None),
@@ -357,8 +358,9 @@ pub(crate) fn part(v: Value, at: &At) -> Read<Part> {
             provider: need(provider, "provider")?,
             data: data.unwrap_or(Value::Null),
         },
+        "cache" => Part::Cache { ttl },
         other => {
-            let kinds = "text, image, tool_call, tool_result, reasoning or provider";
+            let kinds = "text, image, file, tool_call, tool_result, reasoning, provider or cache";
             let message = format!("unknown part type {}: use {kinds}", quoted(other));
             return Err(At::Key(at, "type").error(message));
         }
@@ -371,6 +373,7 @@ pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
     let mut description = None;
     let mut parameters = None;
     let mut provider_options = None;
+    let mut cache = None;
     for (k, v) in object(v, at)? {
         let at = &At::Key(at, &k);
         match k.as_str() {
@@ -378,6 +381,20 @@ pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
             "description" => description = opt_string(v, at)?,
             "parameters" => parameters = present(v),
             "providerOptions" => provider_options = opt_object(v, at)?,
+            "cache" => {
+                cache = match present(v) {
+                    None => None,
+                    Some(mark) => {
+                        let mut ttl = None;
+                        for (k, v) in object(mark, at)? {
+                            if k == "ttl" {
+                                ttl = opt_string(v, &At::Key(at, &k))?;
+                            }
+                        }
+                        Some(ttl)
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -386,6 +403,7 @@ pub(crate) fn tool(v: Value, at: &At) -> Read<Tool> {
         description,
         parameters,
         provider_options,
+        cache,
     })
 }
 

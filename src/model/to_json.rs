@@ -131,6 +131,9 @@ pub(crate) fn part(o: &mut Obj, p: &Part) {
                 .str("provider", provider)
                 .value("data", data);
         }
+        Part::Cache { ttl } => {
+            o.str("type", "cache").opt_str("ttl", ttl.as_deref());
+        }
     }
 }
 

@@ -230,6 +230,15 @@ pub enum Part {
         /// The provider's block, as received.
         data: Value,
     },
+    /// A cache breakpoint: the prompt up to the part before it may be
+    /// cached. Anthropic's `cache_control` on that part (at most four in a
+    /// request, tools' marks included); OpenAI and Gemini cache on their
+    /// own and leave it out.
+    Cache {
+        /// How long: `"5m"` (the default) or `"1h"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttl: Option<String>,
+    },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -258,6 +267,32 @@ pub struct Tool {
         skip_serializing_if = "Option::is_none"
     )]
     pub provider_options: Option<Map<String, Value>>,
+    /// A cache breakpoint after this tool (the tools up to it may be
+    /// cached): `Some(None)` for the default lifetime, `Some(Some("1h"))`
+    /// for another. Anthropic only; see [`Part::Cache`].
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "cache_mark")]
+    pub cache: Option<Option<String>>,
+}
+
+/// A tool's `cache` mark as JSON: `{}` or `{"ttl": "1h"}` (read by hand,
+/// with the rest of the tool).
+mod cache_mark {
+    use serde::{Serialize, Serializer};
+
+    #[derive(Serialize)]
+    struct Mark {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttl: Option<String>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(
+        mark: &Option<Option<String>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        mark.as_ref()
+            .map(|ttl| Mark { ttl: ttl.clone() })
+            .serialize(s)
+    }
 }
 
 /// A complete call of a client tool.

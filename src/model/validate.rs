@@ -66,8 +66,19 @@ fn check_tool(tool: &Tool, path: &dyn Fn() -> String) -> Result<(), Invalid> {
             ));
         }
     }
+    if let Some(Some(ttl)) = &tool.cache {
+        if !CACHE_TTLS.contains(&ttl.as_str()) {
+            return Err(Invalid::new(
+                format!("{}.cache.ttl", path()),
+                format!("a cache lifetime is \"5m\" or \"1h\", not {}", quoted(ttl)),
+            ));
+        }
+    }
     Ok(())
 }
+
+/// The cache lifetimes Anthropic takes.
+const CACHE_TTLS: &[&str] = &["5m", "1h"];
 
 /// A tool call needs an id and a name.
 pub fn validate_tool_call(call: &ToolCall) -> Result<(), Invalid> {
@@ -157,6 +168,12 @@ pub fn validate_request(req: &Request) -> Result<(), Invalid> {
                     ..
                 } => {
                     return Err(Invalid::new(path(), "a file needs a url or base64 data"));
+                }
+                Part::Cache { ttl: Some(ttl) } if !CACHE_TTLS.contains(&ttl.as_str()) => {
+                    return Err(Invalid::new(
+                        format!("{}.ttl", path()),
+                        format!("a cache lifetime is \"5m\" or \"1h\", not {}", quoted(ttl)),
+                    ));
                 }
                 Part::Image {
                     url: None,

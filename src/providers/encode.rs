@@ -243,6 +243,9 @@ pub(crate) struct EncodedPart {
     pub json: String,
     /// Sorted to the front of a user turn.
     pub lead: bool,
+    /// Not a part but a mark: fields merged into the part before it in
+    /// its message (Anthropic's `cache_control`).
+    pub mark: Option<Map<String, Value>>,
 }
 
 impl EncodedPart {
@@ -251,8 +254,30 @@ impl EncodedPart {
         EncodedPart {
             json: write::object_text(write),
             lead: false,
+            mark: None,
         }
     }
+
+    /// A mark for the part before it.
+    pub(crate) fn mark(fields: Map<String, Value>) -> Self {
+        EncodedPart {
+            json: String::new(),
+            lead: false,
+            mark: Some(fields),
+        }
+    }
+}
+
+/// Anthropic's `cache_control` for a cache mark with this `ttl`.
+pub(crate) fn cache_control(ttl: Option<&str>) -> Map<String, Value> {
+    let mut control = Map::new();
+    control.insert("type".into(), Value::from("ephemeral"));
+    if let Some(ttl) = ttl {
+        control.insert("ttl".into(), Value::from(ttl));
+    }
+    let mut fields = Map::new();
+    fields.insert("cache_control".into(), Value::Object(control));
+    fields
 }
 
 /// Groups messages into [`Turns`]. `encode` turns a part of a message into
@@ -273,11 +298,26 @@ pub(crate) fn group_turns(
             Role::User | Role::Tool => "user",
             Role::Assistant => assistant_role,
         };
-        let mut parts = Vec::new();
+        let mut parts: Vec<EncodedPart> = Vec::new();
         for (p, part) in msg.parts.iter().enumerate() {
-            let encoded = encode(msg, part)
-                .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?;
-            parts.extend(encoded);
+            let at = || format!("messages[{m}].parts[{p}]");
+            let encoded = encode(msg, part).map_err(|e| Error::invalid_request(at(), e))?;
+            match encoded {
+                Some(EncodedPart {
+                    mark: Some(fields), ..
+                }) => {
+                    // A mark goes on the part before it, in its message.
+                    let Some(before) = parts.last_mut() else {
+                        return Err(Error::invalid_request(
+                            at(),
+                            "a cache mark must follow the part it marks, in the same message",
+                        ));
+                    };
+                    before.json = crate::json::merge::merged(&before.json, &fields)
+                        .ok_or_else(|| Error::invalid_request(at(), "cannot mark this part"))?;
+                }
+                other => parts.extend(other),
+            }
         }
         if parts.is_empty() {
             continue;

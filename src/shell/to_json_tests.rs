@@ -74,7 +74,9 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
         {"type": "tool_result", "callId": "c", "content": "1"},
         {"type": "reasoning", "text": "", "signature": "sig", "redacted": "r"},
         {"type": "provider", "provider": "anthropic", "data": {"type": "x", "v": [1, -2, null]}},
-        {"type": "provider", "provider": "anthropic", "data": null}]}))
+        {"type": "provider", "provider": "anthropic", "data": null},
+        {"type": "cache"},
+        {"type": "cache", "ttl": "1h"}]}))
     .unwrap();
     let r = Response {
         id: Some("id".into()),

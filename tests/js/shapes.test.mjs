@@ -16,7 +16,7 @@ import { listCases, readCase } from "./mock-server.mjs";
 const dts = new URL("../../src/shell/js/index.d.ts", import.meta.url);
 
 // Parts only a caller writes (requests, tool results): no response has them.
-const INPUT_ONLY = new Set(["Part:image", "Part:file", "Part:tool_result"]);
+const INPUT_ONLY = new Set(["Part:image", "Part:file", "Part:tool_result", "Part:cache"]);
 // Output fields no recording happens to have, each with where it is tested.
 const NOT_RECORDED = new Map([
   // Anthropic's redacted_thinking: no recorded case has one; the Rust

@@ -9,8 +9,8 @@ use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMo
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
-    group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput, Encoded,
-    EncodedPart, ImageSource, Turns,
+    cache_control, group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput,
+    Encoded, EncodedPart, ImageSource, Turns,
 };
 
 /// Encodes the request for the Messages API.
@@ -36,6 +36,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     }
 
     // Consecutive turns of one role are merged.
+    check_cache_marks(req)?;
     let Turns { system, mut turns } = group_turns(req, "assistant", encode_part)?;
     for (role, content) in &mut turns {
         if *role == "user" {
@@ -65,14 +66,22 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
             u64::from,
         ),
     );
-    if let Some(system) = system {
+    if system_marked(req) {
+        write_marked_system(&mut body, req)?;
+    } else if let Some(system) = system {
         body.str("system", &system);
     }
     write_turns(&mut body, "messages", "content", &turns);
     if !req.tools.is_empty() {
         let mut tools = body.array("tools");
         for t in &req.tools {
-            tool_declaration(&mut tools.object(), t, Some("input_schema"));
+            let mut d = tools.object();
+            tool_declaration(&mut d, t, Some("input_schema"));
+            if let Some(ttl) = &t.cache {
+                for (k, v) in cache_control(ttl.as_deref()) {
+                    d.value(&k, &v);
+                }
+            }
         }
     }
     // (Without tools a provider refuses a tool choice: it is left out.)
@@ -116,6 +125,103 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     }
     drop(body);
     Ok((url, headers, out))
+}
+
+/// Anthropic takes at most four cache breakpoints in a request.
+const MAX_CACHE_MARKS: usize = 4;
+
+/// The paths of the request's cache marks, in Anthropic's prompt order
+/// (tools, system, messages); more than four is an error naming the fifth.
+fn check_cache_marks(req: &crate::model::Request) -> Result<(), Error> {
+    let tools = (req.tools.iter().enumerate())
+        .filter(|(_, t)| t.cache.is_some())
+        .map(|(i, _)| format!("tools[{i}].cache"));
+    let marks = req.messages.iter().enumerate().flat_map(|(m, msg)| {
+        (msg.parts.iter().enumerate())
+            .filter(|(_, p)| matches!(p, Part::Cache { .. }))
+            .map(move |(p, _)| format!("messages[{m}].parts[{p}]"))
+    });
+    let mut system_first: Vec<String> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    for path in marks {
+        let m: usize = (path.get("messages[".len()..))
+            .and_then(|s| s.split(']').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let system = req
+            .messages
+            .get(m)
+            .is_some_and(|msg| msg.role == Role::System);
+        if system {
+            system_first.push(path);
+        } else {
+            rest.push(path);
+        }
+    }
+    let all: Vec<String> = tools.chain(system_first).chain(rest).collect();
+    match all.get(MAX_CACHE_MARKS) {
+        Some(fifth) => Err(Error::invalid_request(
+            fifth.clone(),
+            format!(
+                "Anthropic takes at most {MAX_CACHE_MARKS} cache breakpoints; this request has {}",
+                all.len()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether a system message carries a cache mark (the system prompt is
+/// then a list of blocks, to hold it).
+fn system_marked(req: &crate::model::Request) -> bool {
+    (req.messages.iter())
+        .filter(|m| m.role == Role::System)
+        .any(|m| m.parts.iter().any(|p| matches!(p, Part::Cache { .. })))
+}
+
+/// The system prompt as text blocks (the request's `system`, then each
+/// system message's texts), a mark's `cache_control` on the block before it.
+fn write_marked_system(
+    body: &mut crate::json::write::Obj,
+    req: &crate::model::Request,
+) -> Result<(), Error> {
+    let mut blocks: Vec<Map<String, Value>> = Vec::new();
+    let text_block = |text: &str| {
+        let mut b = Map::new();
+        b.insert("type".into(), Value::from("text"));
+        b.insert("text".into(), Value::from(text));
+        b
+    };
+    if let Some(system) = req.system.as_deref().filter(|s| !s.is_empty()) {
+        blocks.push(text_block(system));
+    }
+    for (m, msg) in req
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::System)
+    {
+        for (p, part) in msg.parts.iter().enumerate() {
+            match part {
+                Part::Text { text, .. } if !text.is_empty() => blocks.push(text_block(text)),
+                Part::Cache { ttl } => {
+                    let Some(before) = blocks.last_mut() else {
+                        return Err(Error::invalid_request(
+                            format!("messages[{m}].parts[{p}]"),
+                            "a cache mark must follow the system text it marks",
+                        ));
+                    };
+                    before.extend(cache_control(ttl.as_deref()));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut list = body.array("system");
+    for b in blocks {
+        list.value(&Value::Object(b));
+    }
+    Ok(())
 }
 
 /// The block for one part, `None` for parts Anthropic has no place for.
@@ -214,8 +320,11 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<EncodedPart>, String
         Part::Provider { provider, data } if provider == NAME => EncodedPart {
             json: crate::json::json_text(data),
             lead: data.get("type").and_then(Value::as_str) == Some("tool_result"),
+            mark: None,
         },
         Part::Provider { .. } => return Ok(None),
+        // https://docs.claude.com/en/docs/build-with-claude/prompt-caching
+        Part::Cache { ttl } => EncodedPart::mark(cache_control(ttl.as_deref())),
     }))
 }
 
@@ -319,6 +428,49 @@ fn image_block(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Cache marks: at most four (tools' marks counted), each after the
+    /// part it marks; a bad lifetime is refused by name.
+    #[test]
+    fn cache_marks_are_counted_and_must_follow_a_part() {
+        use crate::model::Request;
+        use crate::providers::Provider;
+        let config = {
+            let mut c = crate::ClientConfig::new(Provider::Anthropic);
+            c.model = Some("m".into());
+            c
+        };
+        let user = |parts: Value| -> Request {
+            serde_json::from_value(json!({"messages": [{"role": "user", "parts": parts}]})).unwrap()
+        };
+        let text = json!({"type": "text", "text": "t"});
+        let mark = json!({"type": "cache"});
+        let four = user(json!([text, mark, text, mark, text, mark, text, mark]));
+        assert!(crate::encode_request(&config, &four, false).is_ok());
+        let mut five = four.clone();
+        five.tools = vec![crate::model::Tool {
+            name: "f".into(),
+            cache: Some(None),
+            ..crate::model::Tool::default()
+        }];
+        let err = crate::encode_request(&config, &five, false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid request: messages[0].parts[7]: Anthropic takes at most 4 cache breakpoints; this request has 5"
+        );
+        let err = crate::encode_request(&config, &user(json!([mark, text])), false).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("invalid request: messages[0].parts[0]: a cache mark must follow"),
+            "{err}"
+        );
+        let bad = user(json!([text, {"type": "cache", "ttl": "2h"}]));
+        let err = crate::encode_request(&config, &bad, false).unwrap_err();
+        assert!(
+            err.to_string().contains("messages[0].parts[1].ttl"),
+            "{err}"
+        );
+    }
 
     /// Tool results open a user turn, replayed provider blocks that are
     /// tool results included; the other blocks keep their order.

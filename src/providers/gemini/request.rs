@@ -206,6 +206,8 @@ fn encode_part(
             media_type,
             ..
         } => image_part(url.as_deref(), data.as_deref(), Some(media_type))?,
+        // Gemini caches implicitly: a mark has nothing to say here.
+        Part::Cache { .. } => return Ok(None),
         Part::ToolCall {
             id,
             name,
@@ -265,7 +267,11 @@ fn encode_part(
                 }
                 other => json_text(other),
             };
-            EncodedPart { json, lead: false }
+            EncodedPart {
+                json,
+                lead: false,
+                mark: None,
+            }
         }
         Part::Provider { .. } => return Ok(None),
     }))

@@ -55,6 +55,13 @@ export type ReasoningPart = {
 };
 /** A provider block with no neutral equivalent (e.g. Anthropic server-tool calls), kept for replay. */
 export type ProviderPart = { type: "provider"; provider: string; data: unknown };
+/**
+ * A cache breakpoint: the prompt up to the part before it (in its message;
+ * in a system message, the system prompt so far) may be cached. Sent as
+ * Anthropic's `cache_control` (at most four in a request, tools' marks
+ * included); OpenAI and Gemini cache on their own and leave it out.
+ */
+export type CachePart = { type: "cache"; ttl?: "5m" | "1h" };
 export type Part =
   | TextPart
   | ImagePart
@@ -62,7 +69,8 @@ export type Part =
   | ToolCallPart
   | ToolResultPart
   | ReasoningPart
-  | ProviderPart;
+  | ProviderPart
+  | CachePart;
 
 export type Role = "system" | "user" | "assistant" | "tool";
 export type Message = { role: Role; parts: Part[] };
@@ -80,6 +88,8 @@ export type Tool = {
    * `{ strict: true }`.
    */
   providerOptions?: { [key: string]: unknown };
+  /** A cache breakpoint after this tool (Anthropic; see CachePart). */
+  cache?: { ttl?: "5m" | "1h" };
 };
 /** A complete tool call; `arguments` is the whole JSON text of an object. */
 export type ToolCall = { id: string; name: string; arguments: string };
