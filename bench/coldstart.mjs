@@ -1,7 +1,8 @@
 // Cold start of the built package: import + instantiate in a fresh Node
 // process, and in workerd (a fresh Miniflare per run: time to the first
 // response of a Worker that imports skyl, minus the same for an empty one).
-// Usage: node bench/coldstart.mjs [runs]   (after scripts/build)
+// Usage: node bench/coldstart.mjs [runs]   (after scripts/build: the packed
+// package in dist/; SKYL_PKG=<dir> installs that built package instead)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,12 +19,16 @@ const median = (xs) => {
 // A scratch project with the packed package.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-cold-"));
 fs.writeFileSync(path.join(dir, "package.json"), '{"private":true,"type":"module"}');
-const tgz = fs.readdirSync(path.join(root, "dist")).find((f) => f.endsWith(".tgz"));
-execFileSync(
-  "npm",
-  ["install", "--no-audit", "--no-fund", "--loglevel=error", path.join(root, "dist", tgz)],
-  { cwd: dir },
-);
+const source = process.env.SKYL_PKG
+  ? path.resolve(process.env.SKYL_PKG)
+  : path.join(
+      root,
+      "dist",
+      fs.readdirSync(path.join(root, "dist")).find((f) => f.endsWith(".tgz")),
+    );
+execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", source], {
+  cwd: dir,
+});
 
 // Node
 fs.writeFileSync(

@@ -3,7 +3,17 @@
 // (`args` may be a JSON string or an object; the harness normalises it
 // outside the timed region). Every library gets its body from `fetch`,
 // a fake whose Response streams the input's chunks.
+//   SKYL_PKG=<dir>  load skyl from that built package (a directory holding
+//                   node.js, e.g. an older build for an A/B); ../pkg if unset
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { fakeFetch } from "./inputs.mjs";
+
+/** The built package skyl's rows load: $SKYL_PKG, else ../pkg. */
+export const SKYL_PKG = process.env.SKYL_PKG
+  ? path.resolve(process.env.SKYL_PKG)
+  : path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../pkg");
+const skylModule = () => import(pathToFileURL(path.join(SKYL_PKG, "node.js")).href);
 
 const PROMPT = "hi";
 const TOOL_NAMES = ["search_rows", "fetch_page", "summarize"];
@@ -22,7 +32,7 @@ export const LIBRARIES = {
 };
 
 async function loadSkyl() {
-  const skyl = await import("../pkg/node.js");
+  const skyl = await skylModule();
   const tools = TOOL_NAMES.map((name) => ({ name, parameters: { type: "object" } }));
   return async (wire, input) => {
     const client = new skyl.Client({
@@ -46,7 +56,7 @@ async function loadSkyl() {
 }
 
 async function loadSkylDecode() {
-  const skyl = await import("../pkg/node.js");
+  const skyl = await skylModule();
   return async (wire, input) => {
     const res = await fakeFetch(input.chunks)();
     let text = "";

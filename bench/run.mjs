@@ -5,14 +5,19 @@
 // and Worker bundle sizes. Writes bench/RESULTS.md.
 //   node bench/run.mjs            the full run (15 runs per cell)
 //   node bench/run.mjs --quick    a tiny smoke run (used by the test command)
+//   --no-native                   leave out the native core (no cargo build)
+//   SKYL_NATIVE=<binary>          a bench_native already built, instead of
+//                                 building it; a wire it does not know has
+//                                 no native row
+//   SKYL_PKG=<dir>                the built package to measure (../pkg)
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { makeInput, WIRES, KINDS, DELIVERIES } from "./inputs.mjs";
-import { LIBRARIES } from "./libs.mjs";
+import { LIBRARIES, SKYL_PKG } from "./libs.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -31,14 +36,20 @@ const min = (xs) => Math.min(...xs);
 const f1 = (x) =>
   Number.isNaN(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 
-// The native core, built once.
-execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], {
-  cwd: root,
-  stdio: "inherit",
-});
-const native = path.join(root, "target/release/examples/bench_native");
+// The native core, built once (or given, or left out).
+const prebuilt = process.env.SKYL_NATIVE ? path.resolve(process.env.SKYL_NATIVE) : null;
+let native = prebuilt;
+if (!native && !process.argv.includes("--no-native")) {
+  execFileSync("cargo", ["build", "--release", "--quiet", "--example", "bench_native"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  native = path.join(root, "target/release/examples/bench_native");
+}
+const noNative = [];
 
 function nativeRun(wire, kind, delivery) {
+  if (!native || noNative.includes(wire)) return null;
   const input = makeInput(wire, kind, delivery);
   const parts = [Buffer.alloc(4)];
   parts[0].writeUInt32LE(input.chunks.length);
@@ -49,7 +60,15 @@ function nativeRun(wire, kind, delivery) {
   }
   const file = path.join(os.tmpdir(), `skyl-bench-${wire}-${kind}-${delivery}.bin`);
   fs.writeFileSync(file, Buffer.concat(parts));
-  const out = JSON.parse(execFileSync(native, [wire, file, String(RUNS)], { encoding: "utf8" }));
+  const p = spawnSync(native, [wire, file, String(RUNS)], { encoding: "utf8" });
+  if (p.status !== 0) {
+    // A binary built elsewhere may predate a wire: leave its rows out.
+    if (!prebuilt) throw new Error(`native core on ${wire}: ${p.stderr}`);
+    console.error(`${prebuilt} does not run ${wire} (${p.stderr.trim()}): no native row`);
+    noNative.push(wire);
+    return null;
+  }
+  const out = JSON.parse(p.stdout);
   if (out.calls !== input.expected.calls.length)
     throw new Error(`native core: ${out.calls} calls, expected ${input.expected.calls.length}`);
   return {
@@ -59,6 +78,16 @@ function nativeRun(wire, kind, delivery) {
     bytes: input.body.length,
     events: input.events,
   };
+}
+
+/** What RESULTS.md says about where the native rows came from. */
+function nativeNote() {
+  if (!native) return " This run left it out (`--no-native`).";
+  if (!prebuilt) return "";
+  const missing = noNative.length
+    ? `; it does not know ${noNative.join(", ")}, which has no native row`
+    : "";
+  return ` Its rows here come from a \`bench_native\` built beforehand (\`SKYL_NATIVE\`: ${path.basename(prebuilt)}), not by this run${missing}.`;
 }
 
 const rows = [];
@@ -92,7 +121,8 @@ for (const wire of wires) {
         }
         cell.push(r);
       }
-      cell.push(nativeRun(wire, kind, delivery));
+      const nat = nativeRun(wire, kind, delivery);
+      if (nat) cell.push(nat);
       const skyl = cell.find((r) => r.lib === "skyl");
       for (const r of cell) {
         rows.push({
@@ -130,7 +160,7 @@ for (const wire of wires) {
 function coldStart() {
   const out = [];
   const entries = {
-    skyl: `const s = await import("../pkg/node.js"); new s.Client({ provider: "openai", model: "m", apiKey: "k" });`,
+    skyl: `const s = await import(${JSON.stringify(pathToFileURL(path.join(SKYL_PKG, "node.js")).href)}); new s.Client({ provider: "openai", model: "m", apiKey: "k" });`,
     "ai-sdk": `const a = await import("ai"); const o = await import("@ai-sdk/openai"); o.createOpenAI({ apiKey: "k" }).chat("m"); void a.streamText;`,
     openai: `const { default: O } = await import("openai"); new O({ apiKey: "k" });`,
     "@anthropic-ai/sdk": `const { default: A } = await import("@anthropic-ai/sdk"); new A({ apiKey: "k" });`,
@@ -185,7 +215,7 @@ async function bundles() {
     "(empty Worker)": `export default { async fetch(r) { ${ping} return new Response("x"); } };`,
     skyl: `import { Client } from "skyl"; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
     // The one-adapter entry a Worker that only calls Anthropic would import.
-    "skyl/anthropic": `import { Client } from ${JSON.stringify(path.join(root, "pkg/anthropic/workerd.js"))}; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
+    "skyl/anthropic": `import { Client } from ${JSON.stringify(path.join(SKYL_PKG, "anthropic/workerd.js"))}; export default { async fetch(r, env) { ${ping} const c = new Client({ provider: "anthropic", model: "m", apiKey: env.K }); return Response.json(await c.complete(await r.json())); } };`,
     "ai-sdk (+ @ai-sdk/anthropic)": `import { generateText } from "ai"; import { createAnthropic } from "@ai-sdk/anthropic"; export default { async fetch(r, env) { ${ping} const m = createAnthropic({ apiKey: env.K })("m"); return Response.json(await generateText({ model: m, prompt: await r.text() })); } };`,
     openai: `import OpenAI from "openai"; export default { async fetch(r, env) { ${ping} const c = new OpenAI({ apiKey: env.K }); return Response.json(await c.chat.completions.create({ model: "m", messages: [] })); } };`,
     "@anthropic-ai/sdk": `import Anthropic from "@anthropic-ai/sdk"; export default { async fetch(r, env) { ${ping} const c = new Anthropic({ apiKey: env.K }); return Response.json(await c.messages.create({ model: "m", max_tokens: 1, messages: [] })); } };`,
@@ -211,7 +241,7 @@ async function bundles() {
         "--conditions=workerd,worker,browser",
         "--main-fields=module,main",
         "--loader:.wasm=copy",
-        `--alias:skyl=${path.join(root, "pkg/workerd.js")}`,
+        `--alias:skyl=${path.join(SKYL_PKG, "workerd.js")}`,
         "--external:node:*",
         `--outdir=${outdir}`,
       ],
@@ -280,12 +310,12 @@ if (!quick) {
   );
   const cpuModel = os.cpus()[0]?.model ?? "unknown";
   let md = `# Benchmark results\n\nGenerated by \`node bench/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${cpuModel}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}.\n`;
-  md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(root, "pkg/package.json"), "utf8")).version} (this build), ${Object.entries(
+  md += `Libraries: skyl ${JSON.parse(fs.readFileSync(path.join(SKYL_PKG, "package.json"), "utf8")).version} (${SKYL_PKG === path.join(root, "pkg") ? "this build" : `the package in ${SKYL_PKG}`}), ${Object.entries(
     versions,
   )
     .map(([k, v]) => `${k} ${v}`)
     .join(", ")}.\n\n`;
-  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), at least ${WARMUP} warm-up runs and 0.5 s of them, then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.\n\n`;
+  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), at least ${WARMUP} warm-up runs and 0.5 s of them, then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.${nativeNote()}\n\n`;
   for (const wire of wires)
     for (const kind of kinds)
       for (const delivery of deliveries) {
