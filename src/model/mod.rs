@@ -3,8 +3,10 @@
 
 pub(crate) mod from_json;
 pub(crate) mod provider_data;
+pub(crate) mod response;
 pub(crate) mod to_json;
 pub(crate) mod types;
 pub(crate) mod validate;
 
+pub use response::*;
 pub use types::*;

@@ -1,12 +1,10 @@
-//! The provider-neutral model: messages, parts, tools, requests, responses
-//! and stream events.
+//! The provider-neutral model's inputs: messages, parts, tools and
+//! requests (responses and stream events are in `response.rs`).
 //!
 //! Every type here serialises to plain JSON with camelCase field names, so a
 //! history saved with `JSON.stringify` (or `serde_json::to_string`) and loaded
 //! again replays identically. Enums that JavaScript switches on are tagged by
 //! a `type` field.
-
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -86,7 +84,7 @@ impl Message {
     }
 }
 
-/// An empty assistant message (the default for [`Response`]).
+/// An empty assistant message (the default for [`Response`](crate::Response)).
 impl Default for Message {
     fn default() -> Self {
         Message {
@@ -449,7 +447,7 @@ pub struct Request {
     /// Structured output: the answer as JSON, or as JSON that matches a
     /// schema, in each provider's own form. The text of the answer is the
     /// JSON; it is whole only when the finish reason is
-    /// [`FinishReason::Stop`] (a cut-off answer finishes `Length`).
+    /// [`FinishReason::Stop`](crate::FinishReason::Stop) (a cut-off answer finishes `Length`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat>,
 }
@@ -476,195 +474,6 @@ pub enum ResponseFormat {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         strict: Option<bool>,
     },
-}
-
-/// Token counts, the same on every provider (as the OpenTelemetry GenAI
-/// conventions count `gen_ai.usage.input_tokens` and `output_tokens`).
-///
-/// `input` is every input token, cache reads and writes included
-/// (Anthropic reports them apart: they are added); `output` every output
-/// token, reasoning included (Gemini reports its thoughts apart: they are
-/// added); `total` is their sum. The provider's own object is in `raw`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    /// Input (prompt) tokens, cache reads and writes included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input: Option<u64>,
-    /// Output (completion) tokens, reasoning included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<u64>,
-    /// `input` + `output`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
-    /// Input tokens read from the provider's cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read: Option<u64>,
-    /// Input tokens written to the provider's cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_write: Option<u64>,
-    /// Reasoning tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<u64>,
-    /// The provider's usage object, untouched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<Value>,
-}
-
-impl Usage {
-    /// The usage with `total` set from `input` and `output`.
-    pub(crate) fn totalled(mut self) -> Self {
-        self.total = sum(self.input, self.output);
-        self
-    }
-}
-
-/// The sum of the counts given; `None` when none is.
-pub(crate) fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-    }
-}
-
-/// Why the model stopped, normalised across providers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FinishReason {
-    /// A natural end or a stop sequence.
-    Stop,
-    /// The output token limit.
-    Length,
-    /// The model called tools and waits for their results.
-    ToolCalls,
-    /// The provider's content filter stopped or blocked the output.
-    ContentFilter,
-    /// The model refused.
-    Refusal,
-    /// The provider paused a long turn (Anthropic `pause_turn`): send the turn
-    /// back to continue.
-    Pause,
-    /// The provider reported an error in place of a finish.
-    Error,
-    /// Anything else; see the raw reason.
-    #[default]
-    Other,
-}
-
-/// A complete model turn.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Response {
-    /// The provider's response id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The model that answered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// The assistant turn, ready to append to the history and replay.
-    pub message: Message,
-    /// All text of the turn, concatenated.
-    pub text: String,
-    /// All reasoning text of the turn, concatenated.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reasoning: String,
-    /// The complete client tool calls, in order.
-    pub tool_calls: Vec<ToolCall>,
-    /// Tool calls that did not complete and must not be executed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub incomplete_tool_calls: Vec<IncompleteToolCall>,
-    /// A refusal message (OpenAI `refusal`), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refusal: Option<String>,
-    /// Token counts.
-    pub usage: Usage,
-    /// Why the model stopped.
-    pub finish_reason: FinishReason,
-    /// The provider's own finish reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_finish_reason: Option<String>,
-}
-
-/// The provider frame an event came from: the SSE `data` text (for a
-/// non-streaming response, the whole body). Shared, cheap to clone.
-pub type Raw = Arc<str>;
-
-/// One event of a streamed response.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamEvent {
-    /// A piece of assistant text.
-    Text {
-        /// The new text.
-        text: String,
-        /// The frame it came from.
-        raw: Raw,
-    },
-    /// A piece of reasoning text.
-    Reasoning {
-        /// The new text.
-        text: String,
-        /// The frame it came from.
-        raw: Raw,
-    },
-    /// A whole tool call, emitted once, when its arguments are complete.
-    ToolCall {
-        /// The call.
-        call: ToolCall,
-        /// The frame that completed it.
-        raw: Raw,
-    },
-    /// Final token counts, just before `finish`.
-    Usage {
-        /// The counts.
-        usage: Usage,
-        /// The frame that last updated them.
-        raw: Raw,
-    },
-    /// Something odd that did not stop the stream.
-    Warning {
-        /// A stable code, e.g. `tool_call_incomplete`, `non_json_data`.
-        code: String,
-        /// What happened.
-        message: String,
-        /// The frame it concerns.
-        raw: Raw,
-    },
-    /// The end of the turn, with the assembled response.
-    Finish {
-        /// The whole response, as [`crate::decode_response`] gives for the
-        /// same content.
-        response: Box<Response>,
-        /// The terminal frame.
-        raw: Raw,
-    },
-}
-
-impl StreamEvent {
-    /// Takes the frame out of the event, leaving an empty one.
-    pub(crate) fn take_raw(&mut self) -> Raw {
-        let raw = match self {
-            StreamEvent::Text { raw, .. }
-            | StreamEvent::Reasoning { raw, .. }
-            | StreamEvent::ToolCall { raw, .. }
-            | StreamEvent::Usage { raw, .. }
-            | StreamEvent::Warning { raw, .. }
-            | StreamEvent::Finish { raw, .. } => raw,
-        };
-        std::mem::replace(raw, Raw::from(""))
-    }
-
-    /// The provider frame this event came from.
-    pub fn raw(&self) -> &Raw {
-        match self {
-            StreamEvent::Text { raw, .. }
-            | StreamEvent::Reasoning { raw, .. }
-            | StreamEvent::ToolCall { raw, .. }
-            | StreamEvent::Usage { raw, .. }
-            | StreamEvent::Warning { raw, .. }
-            | StreamEvent::Finish { raw, .. } => raw,
-        }
-    }
 }
 
 /// A `tool` message answering `call_id` with `content`.

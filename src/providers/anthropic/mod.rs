@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::accumulate::Delta;
 use crate::json::take_str;
-use crate::model::types::sum;
+use crate::model::response::sum;
 use crate::model::{FinishReason, Message, Part, Usage};
 
 pub(crate) mod error;

@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use crate::model::types::sum;
+use crate::model::response::sum;
 use crate::model::{FinishReason, Usage};
 
 pub(crate) mod error;
