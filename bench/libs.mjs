@@ -17,18 +17,25 @@ const skylModule = () => import(pathToFileURL(path.join(SKYL_PKG, "node.js")).hr
 
 const PROMPT = "hi";
 const TOOL_NAMES = ["search_rows", "fetch_page", "summarize"];
-const MODEL = { openai: "gpt-bench", anthropic: "claude-bench", gemini: "gemini-bench" };
+const MODEL = {
+  openai: "gpt-bench",
+  anthropic: "claude-bench",
+  gemini: "gemini-bench",
+  responses: "gpt-bench",
+};
+const ALL = ["openai", "anthropic", "gemini", "responses"];
 
 export const LIBRARIES = {
-  skyl: { wires: ["openai", "anthropic", "gemini"], load: loadSkyl },
+  skyl: { wires: ALL, load: loadSkyl },
   // The same decoder without the client (no request is encoded or sent):
   // the work minimal-js does, for a like-for-like comparison with it.
-  "skyl decodeStream": { wires: ["openai", "anthropic", "gemini"], load: loadSkylDecode },
-  "ai-sdk": { wires: ["openai", "anthropic", "gemini"], load: loadAiSdk },
-  openai: { wires: ["openai"], load: loadOpenAI },
+  "skyl decodeStream": { wires: ALL, load: loadSkylDecode },
+  "ai-sdk": { wires: ALL, load: loadAiSdk },
+  // chat.completions.stream on the openai wire, responses.create on responses.
+  openai: { wires: ["openai", "responses"], load: loadOpenAI },
   "@anthropic-ai/sdk": { wires: ["anthropic"], load: loadAnthropic },
   "@google/genai": { wires: ["gemini"], load: loadGenAI },
-  "minimal-js": { wires: ["openai", "anthropic", "gemini"], load: loadMinimal },
+  "minimal-js": { wires: ALL, load: loadMinimal },
 };
 
 async function loadSkyl() {
@@ -85,9 +92,11 @@ async function loadAiSdk() {
     const model =
       wire === "openai"
         ? createOpenAI({ apiKey: "bench", fetch }).chat(MODEL.openai)
-        : wire === "anthropic"
-          ? createAnthropic({ apiKey: "bench", fetch })(MODEL.anthropic)
-          : createGoogleGenerativeAI({ apiKey: "bench", fetch })(MODEL.gemini);
+        : wire === "responses"
+          ? createOpenAI({ apiKey: "bench", fetch }).responses(MODEL.responses)
+          : wire === "anthropic"
+            ? createAnthropic({ apiKey: "bench", fetch })(MODEL.anthropic)
+            : createGoogleGenerativeAI({ apiKey: "bench", fetch })(MODEL.gemini);
     const result = streamText({ model, prompt: PROMPT, tools, maxRetries: 0 });
     let text = "";
     const calls = [];
@@ -106,8 +115,32 @@ async function loadOpenAI() {
     type: "function",
     function: { name, parameters: { type: "object" } },
   }));
-  return async (_wire, input) => {
+  const flatTools = TOOL_NAMES.map((name) => ({
+    type: "function",
+    name,
+    parameters: { type: "object" },
+    strict: false,
+  }));
+  return async (wire, input) => {
     const client = new OpenAI({ apiKey: "bench", maxRetries: 0, fetch: fakeFetch(input.chunks) });
+    if (wire === "responses") {
+      // The raw event stream, as the SDK's docs iterate it: text from the
+      // text deltas, each call whole from its item's output_item.done.
+      const stream = await client.responses.create({
+        model: MODEL.responses,
+        input: PROMPT,
+        tools: flatTools,
+        stream: true,
+      });
+      let text = "";
+      const calls = [];
+      for await (const ev of stream) {
+        if (ev.type === "response.output_text.delta") text += ev.delta;
+        else if (ev.type === "response.output_item.done" && ev.item.type === "function_call")
+          calls.push({ name: ev.item.name, args: ev.item.arguments });
+      }
+      return { text, calls };
+    }
     const stream = client.chat.completions.stream({
       model: MODEL.openai,
       messages: [{ role: "user", content: PROMPT }],
@@ -173,8 +206,9 @@ async function loadGenAI() {
 
 /**
  * The floor for JavaScript that parses every frame: split SSE lines,
- * JSON.parse each data payload, join the argument fragments. No error
- * handling, no quirks, no validation.
+ * JSON.parse each data payload, join the argument fragments (Responses:
+ * join the text deltas, take each call whole at its output_item.done). No
+ * error handling, no quirks, no validation.
  */
 async function loadMinimal() {
   return async (wire, input) => {
@@ -201,6 +235,10 @@ async function loadMinimal() {
           if (f.delta.type === "text_delta") text += f.delta.text;
           else if (f.delta.type === "input_json_delta") calls[f.index].args += f.delta.partial_json;
         }
+      } else if (wire === "responses") {
+        if (f.type === "response.output_text.delta") text += f.delta;
+        else if (f.type === "response.output_item.done" && f.item.type === "function_call")
+          calls.push({ name: f.item.name, args: f.item.arguments });
       } else {
         for (const p of f.candidates?.[0]?.content?.parts ?? []) {
           if (p.text) text += p.text;

@@ -24,7 +24,7 @@ const root = path.resolve(here, "..");
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 2 : 15;
 const WARMUP = quick ? 1 : 10;
-const wires = quick ? ["anthropic"] : WIRES;
+const wires = quick ? ["anthropic", "responses"] : WIRES;
 const kinds = quick ? ["tools"] : KINDS;
 const deliveries = quick ? ["event"] : DELIVERIES;
 
