@@ -225,7 +225,13 @@ pub fn decode_error(
     headers: &[(String, String)],
     body: &str,
 ) -> Error {
-    let value = read::parse(body).ok();
+    // Some proxies frame an error body as SSE (LiteLLM's 500s):
+    // `data: {"error": ...}`; its first data line is the error.
+    let value = read::parse(body).ok().or_else(|| {
+        (body.lines())
+            .find_map(|line| line.strip_prefix("data:"))
+            .and_then(|data| read::parse(data.trim()).ok())
+    });
     let mut err = match (&value, provider) {
         #[cfg(feature = "openai")]
         (Some(v), Provider::OpenAi) => openai::error::decode(v),
@@ -654,6 +660,23 @@ mod tests {
         let (_, body) = sent(Provider::Gemini, None, &request(described));
         let declared = &body["tools"][0]["functionDeclarations"][0];
         assert_eq!(declared["description"], "Writes a file.");
+    }
+
+    /// An error body framed as SSE (LiteLLM's 500s) is read from its first
+    /// data line, not shown raw.
+    #[test]
+    fn an_sse_framed_error_body_is_read_from_its_data() {
+        let body = "data: {\"error\": {\"message\": \"upstream failed\", \"type\": \"server_error\", \"code\": \"500\"}}\n\ndata: [DONE]\n\n";
+        let Error::Api(e) = decode_error(Provider::OpenAiCompat, 500, &[], body) else {
+            panic!("not an API error");
+        };
+        assert_eq!(e.message, "upstream failed");
+        assert_eq!(e.kind, ApiErrorKind::Server);
+        assert_eq!(
+            e.body.as_deref(),
+            Some(body),
+            "the body as received is kept"
+        );
     }
 
     /// A whole response answering a streamed request (a proxy that does not
