@@ -4,6 +4,22 @@
 //!
 //! Regenerate on purpose with `BLESS=1 cargo test --test golden`, then read
 //! the diff against the provider's API reference before committing it.
+//!
+//! The references each fixture was read against:
+//!
+//! - `openai`, `openaicompat`: <https://platform.openai.com/docs/api-reference/chat/create>
+//!   (`response_format`, `tools[].function.strict`; files:
+//!   <https://platform.openai.com/docs/guides/pdf-files>);
+//! - `anthropic`: <https://docs.claude.com/en/api/messages> (`output_config`:
+//!   <https://docs.claude.com/en/docs/build-with-claude/structured-outputs>;
+//!   documents: <https://docs.claude.com/en/docs/build-with-claude/pdf-support>;
+//!   `cache_control`: <https://docs.claude.com/en/docs/build-with-claude/prompt-caching>);
+//! - `gemini`: <https://ai.google.dev/api/generate-content> (`responseJsonSchema`:
+//!   <https://ai.google.dev/gemini-api/docs/structured-output>; files:
+//!   <https://ai.google.dev/gemini-api/docs/document-processing>);
+//! - `responses`: <https://platform.openai.com/docs/api-reference/responses/create>
+//!   (`input` items, flat `tools`, `text.format`, `input_file`, `store`,
+//!   `include`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
