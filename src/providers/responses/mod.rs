@@ -168,14 +168,18 @@ pub(crate) fn custom_arguments(item: &Value) -> String {
 }
 
 /// The end of a call whose `output_item.done` came: whole, unless its
-/// status says it was cut off.
-pub(crate) fn call_end(slot: usize, item: &Value) -> Delta {
+/// status says it was cut off. `calls` records that a call completed (the
+/// response then finishes as tool calls).
+pub(crate) fn call_end(slot: usize, item: &Map<String, Value>, calls: &mut bool) -> Delta {
     match item.get("status").and_then(Value::as_str) {
         Some("incomplete") => Delta::ToolAbort {
             slot,
             reason: "the call's item ended incomplete".into(),
         },
-        _ => Delta::ToolEnd { slot },
+        _ => {
+            *calls = true;
+            Delta::ToolEnd { slot }
+        }
     }
 }
 

@@ -304,8 +304,7 @@ fn is_custom_call(req: &Request, call_id: &str) -> bool {
     req.messages.iter().flat_map(|m| &m.parts).any(|p| {
         matches!(p, Part::ToolCall { id, provider_data: Some(d), .. }
             if id == call_id
-                && crate::json::nested(&Value::Object(d.clone()), &[NAME, "type"])
-                    .and_then(Value::as_str)
+                && d.get(NAME).and_then(|own| own.get("type")).and_then(Value::as_str)
                     == Some("custom_tool_call"))
     })
 }

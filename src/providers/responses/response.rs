@@ -49,8 +49,7 @@ pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
                     slot,
                     fragment: arguments.unwrap_or_default().to_string(),
                 });
-                calls |= fields.get("status").and_then(Value::as_str) != Some("incomplete");
-                out.push(call_end(slot, item));
+                out.push(call_end(slot, fields, &mut calls));
                 slot += 1;
             }
             // A custom tool call the response went on after was run by the
@@ -61,8 +60,7 @@ pub(crate) fn decode(body: &Value) -> Result<Vec<Delta>, FrameFailure> {
                     slot,
                     arguments: custom_arguments(item),
                 });
-                calls |= fields.get("status").and_then(Value::as_str) != Some("incomplete");
-                out.push(call_end(slot, item));
+                out.push(call_end(slot, fields, &mut calls));
                 slot += 1;
             }
             Some("message") => {

@@ -290,8 +290,7 @@ impl StreamState {
                     .into(),
             }),
         }
-        self.calls |= item.get("status").and_then(Value::as_str) != Some("incomplete");
-        out.push(call_end(slot, &Value::Object(item.clone())));
+        out.push(call_end(slot, item, &mut self.calls));
     }
 
     /// Decides the done custom tool calls: the client's (the response ended
@@ -317,8 +316,7 @@ impl StreamState {
                         slot,
                         arguments: custom_arguments(&item),
                     });
-                    self.calls |= item.get("status").and_then(Value::as_str) != Some("incomplete");
-                    deltas.push(call_end(slot, &item));
+                    deltas.push(call_end(slot, fields, &mut self.calls));
                 }
                 _ => kept_item(item, &mut deltas),
             }
