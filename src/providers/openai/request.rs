@@ -361,7 +361,9 @@ fn image_url(
     Ok(
         match image_source(url.as_deref(), data.as_deref(), media_type.as_deref())? {
             ImageSource::Url { url, .. } => url.to_string(),
-            ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+            ImageSource::Base64 { media_type, data } => {
+                crate::providers::data_url(media_type, data)
+            }
         },
     )
 }
