@@ -136,29 +136,17 @@ fn check_cache_marks(req: &crate::model::Request) -> Result<(), Error> {
     let tools = (req.tools.iter().enumerate())
         .filter(|(_, t)| t.cache.is_some())
         .map(|(i, _)| format!("tools[{i}].cache"));
-    let marks = req.messages.iter().enumerate().flat_map(|(m, msg)| {
-        (msg.parts.iter().enumerate())
-            .filter(|(_, p)| matches!(p, Part::Cache { .. }))
-            .map(move |(p, _)| format!("messages[{m}].parts[{p}]"))
-    });
-    let mut system_first: Vec<String> = Vec::new();
-    let mut rest: Vec<String> = Vec::new();
-    for path in marks {
-        let m: usize = (path.get("messages[".len()..))
-            .and_then(|s| s.split(']').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
-        let system = req
-            .messages
-            .get(m)
-            .is_some_and(|msg| msg.role == Role::System);
-        if system {
-            system_first.push(path);
-        } else {
-            rest.push(path);
-        }
-    }
-    let all: Vec<String> = tools.chain(system_first).chain(rest).collect();
+    // The marks of the messages whose role `system` says, in order.
+    let marks = |system: bool| {
+        (req.messages.iter().enumerate())
+            .filter(move |(_, msg)| (msg.role == Role::System) == system)
+            .flat_map(|(m, msg)| {
+                (msg.parts.iter().enumerate())
+                    .filter(|(_, p)| matches!(p, Part::Cache { .. }))
+                    .map(move |(p, _)| format!("messages[{m}].parts[{p}]"))
+            })
+    };
+    let all: Vec<String> = tools.chain(marks(true)).chain(marks(false)).collect();
     match all.get(MAX_CACHE_MARKS) {
         Some(fifth) => Err(Error::invalid_request(
             fifth.clone(),
