@@ -1,0 +1,354 @@
+// The mock provider's wire renderers: a turn ({ text, calls }) as each
+// provider streams it or answers it whole, and each provider's error bodies.
+
+const pieces = (s, n = 5) => {
+  const out = [];
+  for (let i = 0; i < s.length; i += n) out.push(s.slice(i, i + n));
+  return out.length ? out : [""];
+};
+
+/** A scripted turn in the wire format: { stream: string, json: object }. */
+export function renderTurn(wire, model, turn) {
+  const usage = { input: 12, output: 34 };
+  if (wire === "openai") {
+    const head = (delta, extra = {}) => ({
+      id: "chatcmpl-mock",
+      object: "chat.completion.chunk",
+      model,
+      choices: [{ index: 0, delta, finish_reason: null }],
+      ...extra,
+    });
+    const frames = [head({ role: "assistant", content: "" })];
+    for (const p of pieces(turn.text)) frames.push(head({ content: p }));
+    turn.calls.forEach((c, index) => {
+      frames.push(
+        head({
+          tool_calls: [
+            { index, id: c.id, type: "function", function: { name: c.name, arguments: "" } },
+          ],
+        }),
+      );
+      for (const p of pieces(JSON.stringify(c.args), 4))
+        frames.push(head({ tool_calls: [{ index, function: { arguments: p } }] }));
+    });
+    const last = head({});
+    last.choices[0].finish_reason = turn.calls.length ? "tool_calls" : "stop";
+    frames.push(last);
+    frames.push({
+      id: "chatcmpl-mock",
+      object: "chat.completion.chunk",
+      model,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+      },
+    });
+    const message = { role: "assistant", content: turn.text };
+    if (turn.calls.length)
+      message.tool_calls = turn.calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: JSON.stringify(c.args) },
+      }));
+    return {
+      stream: frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join("") + "data: [DONE]\n\n",
+      json: {
+        id: "chatcmpl-mock",
+        object: "chat.completion",
+        model,
+        choices: [{ index: 0, message, finish_reason: last.choices[0].finish_reason }],
+        usage: { prompt_tokens: usage.input, completion_tokens: usage.output },
+      },
+    };
+  }
+  if (wire === "anthropic") {
+    const ev = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+    let out = ev({
+      type: "message_start",
+      message: {
+        id: "msg_mock",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
+    });
+    const content = [];
+    let index = 0;
+    if (turn.text) {
+      out += ev({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      for (const p of pieces(turn.text))
+        out += ev({ type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
+      out += ev({ type: "content_block_stop", index });
+      content.push({ type: "text", text: turn.text });
+      index++;
+    }
+    for (const c of turn.calls) {
+      out += ev({
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: c.id, name: c.name, input: {} },
+      });
+      for (const p of pieces(JSON.stringify(c.args), 4))
+        out += ev({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: p },
+        });
+      out += ev({ type: "content_block_stop", index });
+      content.push({ type: "tool_use", id: c.id, name: c.name, input: c.args });
+      index++;
+    }
+    const stop = turn.calls.length ? "tool_use" : "end_turn";
+    out += ev({ type: "ping" });
+    out += ev({
+      type: "message_delta",
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    });
+    out += ev({ type: "message_stop" });
+    return {
+      stream: out,
+      json: {
+        id: "msg_mock",
+        type: "message",
+        role: "assistant",
+        model,
+        content,
+        stop_reason: stop,
+        usage: { input_tokens: usage.input, output_tokens: usage.output },
+      },
+    };
+  }
+  if (wire === "responses") return renderResponses(model, turn, usage);
+  // gemini
+  const frame = (parts, extra = {}) => ({
+    candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+    modelVersion: model,
+    responseId: "resp-mock",
+  });
+  const frames = pieces(turn.text).map((p) => frame([{ text: p }]));
+  const callParts = turn.calls.map((c, i) => ({
+    functionCall: { name: c.name, args: c.args },
+    ...(i === 0 ? { thoughtSignature: "bW9jay1zaWduYXR1cmU=" } : {}),
+  }));
+  if (callParts.length) frames.push(frame(callParts));
+  const last = frame([], { finishReason: "STOP" });
+  last.usageMetadata = {
+    promptTokenCount: usage.input,
+    candidatesTokenCount: usage.output,
+    totalTokenCount: usage.input + usage.output,
+  };
+  frames.push(last);
+  return {
+    stream: frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`).join(""),
+    json: {
+      candidates: [
+        {
+          content: { role: "model", parts: [{ text: turn.text }, ...callParts] },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+      usageMetadata: last.usageMetadata,
+      modelVersion: model,
+      responseId: "resp-mock",
+    },
+  };
+}
+
+/** The padding real streams put on deltas (`obfuscation`), deterministic here. */
+const obfuscation = (seq, delta) =>
+  `${"mOcKpAdDiNgXyZ".slice(0, Math.max(1, 14 - delta.length))}${seq % 10}`;
+
+/**
+ * A scripted turn in the Responses wire, shaped like the recorded streams:
+ * every event named and numbered (`sequence_number`), the response object in
+ * `response.created` / `in_progress` and whole again in `response.completed`,
+ * no [DONE]. The body form is that final response object.
+ */
+function renderResponses(model, turn, usage) {
+  const base = {
+    id: "resp_mock",
+    object: "response",
+    created_at: 1780000000,
+    status: "in_progress",
+    background: false,
+    completed_at: null,
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: null,
+    max_tool_calls: null,
+    model,
+    output: [],
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    service_tier: "default",
+    store: false,
+    temperature: 1,
+    text: { format: { type: "text" }, verbosity: "medium" },
+    tool_choice: "auto",
+    tools: [],
+    top_logprobs: 0,
+    top_p: 1,
+    truncation: "disabled",
+    usage: null,
+    user: null,
+    metadata: {},
+  };
+  let seq = 0;
+  let out = "";
+  const ev = (type, fields) => {
+    const e = { type, sequence_number: seq++, ...fields };
+    out += `event: ${type}\ndata: ${JSON.stringify(e)}\n\n`;
+  };
+  ev("response.created", { response: base });
+  ev("response.in_progress", { response: base });
+  const output = [];
+  if (turn.text) {
+    const output_index = output.length;
+    const item_id = "msg_mock";
+    const part = (text) => ({ type: "output_text", annotations: [], logprobs: [], text });
+    const item = (status, content) => ({
+      id: item_id,
+      type: "message",
+      status,
+      content,
+      role: "assistant",
+    });
+    ev("response.output_item.added", { output_index, item: item("in_progress", []) });
+    ev("response.content_part.added", { item_id, output_index, content_index: 0, part: part("") });
+    for (const delta of pieces(turn.text))
+      ev("response.output_text.delta", {
+        item_id,
+        output_index,
+        content_index: 0,
+        delta,
+        logprobs: [],
+        obfuscation: obfuscation(seq, delta),
+      });
+    ev("response.output_text.done", {
+      item_id,
+      output_index,
+      content_index: 0,
+      text: turn.text,
+      logprobs: [],
+    });
+    ev("response.content_part.done", {
+      item_id,
+      output_index,
+      content_index: 0,
+      part: part(turn.text),
+    });
+    const done = item("completed", [part(turn.text)]);
+    ev("response.output_item.done", { output_index, item: done });
+    output.push(done);
+  }
+  turn.calls.forEach((c, i) => {
+    const output_index = output.length;
+    const item_id = `fc_mock_${i + 1}`;
+    const args = JSON.stringify(c.args);
+    const item = (status, argumentsText) => ({
+      id: item_id,
+      type: "function_call",
+      status,
+      arguments: argumentsText,
+      call_id: c.id,
+      name: c.name,
+    });
+    ev("response.output_item.added", { output_index, item: item("in_progress", "") });
+    for (const delta of pieces(args, 4))
+      ev("response.function_call_arguments.delta", {
+        item_id,
+        output_index,
+        delta,
+        obfuscation: obfuscation(seq, delta),
+      });
+    ev("response.function_call_arguments.done", { item_id, output_index, arguments: args });
+    const done = item("completed", args);
+    ev("response.output_item.done", { output_index, item: done });
+    output.push(done);
+  });
+  const final = {
+    ...base,
+    status: "completed",
+    completed_at: 1780000001,
+    output,
+    usage: {
+      input_tokens: usage.input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.input + usage.output,
+    },
+  };
+  ev("response.completed", { response: final });
+  return { stream: out, json: final };
+}
+
+export function inbandError(wire, seq = 2) {
+  if (wire === "responses")
+    // The nested shape real streams send (the documented one is flat).
+    return `event: error\ndata: ${JSON.stringify({
+      type: "error",
+      sequence_number: seq,
+      error: {
+        type: "server_error",
+        code: "server_error",
+        message: "The server had an error while processing your request.",
+        param: null,
+      },
+    })}\n\n`;
+  if (wire === "anthropic")
+    return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`;
+  if (wire === "gemini")
+    return `data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } })}\r\n\r\n`;
+  return `data: ${JSON.stringify({ error: { message: "The server had an error while processing your request.", type: "server_error" } })}\n\n`;
+}
+
+export function httpErrorBody(wire, status) {
+  const message =
+    status === 429
+      ? "Rate limit reached"
+      : status === 529
+        ? "Overloaded"
+        : status === 401
+          ? "invalid x-api-key"
+          : `mock error ${status}`;
+  if (wire === "anthropic") {
+    const type =
+      {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        429: "rate_limit_error",
+        529: "overloaded_error",
+      }[status] ?? "api_error";
+    return { type: "error", error: { type, message } };
+  }
+  if (wire === "gemini") {
+    const st =
+      {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        429: "RESOURCE_EXHAUSTED",
+        503: "UNAVAILABLE",
+      }[status] ?? "INTERNAL";
+    return { error: { code: status, message, status: st } };
+  }
+  // openai, openaicompat and responses: {"error": {message, type, param, code}}.
+  const type =
+    { 400: "invalid_request_error", 401: "invalid_request_error", 429: "rate_limit_error" }[
+      status
+    ] ?? "server_error";
+  return { error: { message, type, param: null, code: status === 401 ? "invalid_api_key" : null } };
+}
