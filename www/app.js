@@ -1,268 +1,140 @@
-// The demo page: a chat that streams the answer, shows each tool call as a
-// card the moment it is whole, runs the tool here, sends the result back and
-// continues until the model answers. Two routes:
-//   - via the Worker (default): the page posts the conversation, the Worker
-//     calls the provider with skyl and streams skyl events back;
-//   - direct: skyl runs in this page (the mock by default; a real key only
-//     with an explicit opt-in).
-import { Client, toolResultMessage, toolErrorMessage, ready } from "/pkg/browser.js";
-import { TOOLS, runTool } from "./tools.js";
+// The demo page's wiring: the tabs, the controls, the examples, and start-up
+// (the Worker's configuration, the WebAssembly module). The chat is in
+// chat.js, the recorded streams in replay.js, what is drawn in view.js.
+import { ready } from "/pkg/browser.js";
+import { Chat } from "./chat.js";
+import { Replay } from "./replay.js";
+import { FAULTS } from "./faults.js";
+import { WEATHER_REPORT, invoicePart, filePart } from "./examples.js";
+import { el } from "./view.js";
 
 const params = new URLSearchParams(location.search);
 const WORKER = params.get("worker") ?? "http://127.0.0.1:8787";
 const $ = (id) => document.getElementById(id);
-const ui = {
-  provider: $("provider"),
-  model: $("model"),
-  route: $("route"),
-  slow: $("slow"),
-  reset: $("reset"),
-  direct: $("direct"),
-  apikey: $("apikey"),
-  baseurl: $("baseurl"),
-  optin: $("optin"),
-  chat: $("chat"),
-  empty: $("empty"),
-  error: $("error"),
-  form: $("form"),
-  input: $("input"),
-  send: $("send"),
-  stop: $("stop"),
-  status: $("status"),
-  mode: $("mode"),
-};
+const ui = {};
+for (const id of [
+  "provider",
+  "model",
+  "route",
+  "fault",
+  "slow",
+  "reset",
+  "direct",
+  "apikey",
+  "baseurl",
+  "optin",
+  "chat",
+  "empty",
+  "error",
+  "form",
+  "input",
+  "send",
+  "stop",
+  "status",
+  "progress",
+  "mode",
+  "attach",
+  "attached",
+  "recordings",
+  "speed",
+  "replay-out",
+  "replay-empty",
+  "replay-log",
+  "replay-title",
+  "replay-status",
+  "replay-progress",
+  "show-raw",
+  "fault-note",
+])
+  ui[id.replace(/-(\w)/g, (_, c) => c.toUpperCase())] = $(id);
+
+for (const [value, label] of Object.entries(FAULTS))
+  ui.fault.append(Object.assign(el("option", "", label), { value }));
 if (params.get("provider")) ui.provider.value = params.get("provider");
 
-let messages = [];
 let config = { providers: {}, mockURL: "http://127.0.0.1:8788" };
-let current = null; // { abort() } of the running turn
+let attached = null; // a file part waiting for the next message
 
-// ------------------------------------------------------------------ view
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function add(node) {
-  ui.empty.hidden = true;
-  ui.chat.append(node);
-  ui.chat.scrollTop = ui.chat.scrollHeight;
-  return node;
-}
-
-function showError(e) {
-  ui.error.hidden = false;
-  const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
-  ui.error.textContent = `${name}${e?.message ?? e}`;
-}
-
-function toolCard(call) {
-  const card = el("div", "card");
-  card.dataset.call = call.id;
-  const head = el("div", "head");
-  head.append(el("span", "name", call.name), el("span", "state", "running…"));
-  card.append(head, el("div", "label", "arguments"), el("pre", "args", pretty(call.arguments)));
-  return add(card);
-}
-
-function pretty(json) {
-  try {
-    return JSON.stringify(JSON.parse(json), null, 2);
-  } catch {
-    return String(json);
-  }
-}
+const settings = () => ({
+  worker: WORKER,
+  mockURL: config.mockURL,
+  provider: ui.provider.value,
+  model: ui.model.value.trim(),
+  route: ui.route.value,
+  fault: ui.fault.value,
+  slow: ui.slow.checked,
+  apiKey: ui.apikey.value.trim(),
+  baseURL: ui.baseurl.value.trim(),
+  optin: ui.optin.checked,
+  speed: ui.speed.value,
+});
+const chat = new Chat(ui, settings);
+new Replay(ui, settings);
 
 function updateMode() {
-  const p = ui.provider.value;
-  const live =
-    ui.route.value === "worker"
-      ? config.providers[p]?.live
-      : Boolean(ui.apikey.value && ui.optin.checked);
-  ui.mode.textContent = live ? `live ${p}` : `mock provider (${p} wire format)`;
+  const s = settings();
+  const live = s.route === "worker" ? config.providers[s.provider]?.live : s.apiKey && s.optin;
+  ui.mode.textContent = live ? `live ${s.provider}` : `mock provider (${s.provider} wire format)`;
   ui.mode.classList.toggle("live", Boolean(live));
-  ui.direct.hidden = ui.route.value !== "direct";
+  ui.direct.hidden = s.route !== "direct";
   ui.model.placeholder =
-    (ui.route.value === "worker" && config.providers[p]?.model) || "mock-model";
+    (s.route === "worker" && config.providers[s.provider]?.model) || "mock-model";
+  ui.faultNote.hidden = s.fault === "none";
+  ui.faultNote.textContent =
+    s.fault === "none"
+      ? ""
+      : `Fault: ${FAULTS[s.fault]}. It runs skyl in this page against the mock, so the page holds skyl's error object and what it kept.`;
 }
 
-function busy(on) {
-  ui.send.disabled = on;
-  ui.stop.disabled = !on;
-  ui.input.disabled = on;
-}
+// ------------------------------------------------------------ the tabs
 
-// ------------------------------------------------------- the two routes
-
-/** One turn through the Worker: yields skyl events parsed from its SSE. */
-async function* viaWorker(request, signal) {
-  const mock = ui.slow.checked ? { chunk: 24, delay: 120 } : {};
-  const res = await fetch(`${WORKER}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      provider: ui.provider.value,
-      model: ui.model.value || undefined,
-      request,
-      mock,
-    }),
-    signal,
-  });
-  if (!res.ok) throw new Error(`the Worker answered ${res.status}: ${await res.text()}`);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1];
-      const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (!data) continue;
-      const parsed = JSON.parse(data);
-      if (event === "error")
-        throw Object.assign(new Error(parsed.message), { name: parsed.name, code: parsed.code });
-      yield parsed;
-    }
+const tabs = [$("tab-chat"), $("tab-replay")];
+function select(tab) {
+  for (const t of tabs) {
+    const on = t === tab;
+    t.setAttribute("aria-selected", String(on));
+    t.tabIndex = on ? 0 : -1;
+    $(t.getAttribute("aria-controls")).hidden = !on;
   }
 }
-
-/** One turn with skyl in the page. */
-async function* direct(request, signal) {
-  const provider = ui.provider.value;
-  const key = ui.apikey.value.trim();
-  const useKey = key && ui.optin.checked;
-  const mockBase =
-    provider.startsWith("openai") || provider === "responses"
-      ? `${config.mockURL}/v1`
-      : config.mockURL;
-  const headers = {};
-  if (!useKey && ui.slow.checked)
-    Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
-  const client = new Client({
-    provider,
-    model: ui.model.value || (useKey ? undefined : "mock-model"),
-    apiKey: useKey ? key : undefined,
-    baseURL: useKey ? ui.baseurl.value || undefined : mockBase,
-    headers,
-    dangerouslyAllowBrowser: Boolean(useKey),
+for (const t of tabs) {
+  t.addEventListener("click", () => select(t));
+  t.addEventListener("keydown", (e) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+    if (!step) return;
+    const next = tabs[(tabs.indexOf(t) + step + tabs.length) % tabs.length];
+    select(next);
+    next.focus();
   });
-  yield* client.stream({ ...request, signal });
 }
 
-// -------------------------------------------------------------- the loop
+// -------------------------------------------------------- the chat box
 
-/** Why the current settings cannot send, if they cannot. */
-function cannotSend() {
-  if (ui.route.value === "direct" && ui.apikey.value.trim() && !ui.optin.checked) {
-    return "tick the opt-in box to use a real key from the page, or clear the key to use the mock";
-  }
-  return null;
-}
-
-async function converse(text) {
-  ui.error.hidden = true;
-  const problem = cannotSend();
+/** Sends a message (with the attached file, if any); false when the settings cannot send. */
+async function send(text, options = {}) {
+  if (chat.current) return false;
+  const problem = chat.cannotSend();
   if (problem) {
-    showError(new Error(problem));
-    ui.input.value = text;
-    return;
+    chat.showError(new Error(problem));
+    return false;
   }
-  messages.push({ role: "user", parts: [{ type: "text", text }] });
-  add(el("div", "msg user", text));
-  const controller = new AbortController();
-  current = controller;
-  busy(true);
-  try {
-    for (let turn = 0; turn < 8; turn++) {
-      const request = { messages, tools: TOOLS, maxTokens: 1024 };
-      const source =
-        ui.route.value === "worker"
-          ? viaWorker(request, controller.signal)
-          : direct(request, controller.signal);
-      let bubble = null;
-      let thinking = null;
-      let response = null;
-      ui.status.textContent = "streaming…";
-      for await (const ev of source) {
-        if (ev.type === "text") {
-          bubble ??= add(el("div", "msg assistant streaming"));
-          bubble.textContent += ev.text;
-          ui.chat.scrollTop = ui.chat.scrollHeight;
-        } else if (ev.type === "reasoning") {
-          thinking ??= add(el("div", "reasoning"));
-          thinking.textContent += ev.text;
-        } else if (ev.type === "tool_call") {
-          bubble?.classList.remove("streaming");
-          bubble = null;
-          toolCard(ev.call);
-        } else if (ev.type === "warning") {
-          add(el("div", "meta", `warning: ${ev.message}`));
-        } else if (ev.type === "finish") {
-          response = ev.response;
-        }
-      }
-      bubble?.classList.remove("streaming");
-      if (!response) throw new Error("the stream ended without a finish event");
-      const u = response.usage ?? {};
-      ui.status.textContent = `finish: ${response.finishReason}${response.rawFinishReason ? ` (${response.rawFinishReason})` : ""} · tokens in ${u.input ?? "?"} / out ${u.output ?? "?"}`;
-      add(el("div", "meta", ui.status.textContent));
-      messages.push(response.message);
-      if (response.toolCalls.length === 0) break;
-      for (const call of response.toolCalls) {
-        const card =
-          ui.chat.querySelector(`.card[data-call="${CSS.escape(call.id)}"]`) ?? toolCard(call);
-        const state = card.querySelector(".state");
-        try {
-          const result = runTool(call.name, JSON.parse(call.arguments));
-          messages.push(toolResultMessage(call.id, result));
-          state.textContent = "done";
-          state.className = "state ok";
-          card.append(
-            el("div", "label", "result"),
-            el("pre", "result", JSON.stringify(result, null, 2)),
-          );
-        } catch (e) {
-          messages.push(toolErrorMessage(call.id, e));
-          state.textContent = "failed";
-          state.className = "state err";
-          card.append(el("div", "label", "error"), el("pre", "result", String(e.message ?? e)));
-        }
-      }
-    }
-  } catch (e) {
-    // Completed turns (an answer and its tool results) are in the history;
-    // the unfinished one never was.
-    if (controller.signal.aborted || e?.name === "AbortError") {
-      ui.status.textContent = "stopped";
-      add(el("div", "meta", "stopped"));
-    } else {
-      showError(e);
-      ui.status.textContent = "error";
-    }
-  } finally {
-    ui.chat.querySelectorAll(".streaming").forEach((b) => {
-      b.classList.remove("streaming");
-    });
-    current = null;
-    busy(false);
-    ui.input.focus();
-  }
+  const parts = [{ type: "text", text }];
+  if (options.file) parts.push(options.file);
+  else if (attached) parts.push(attached);
+  attached = null;
+  ui.attached.hidden = true;
+  ui.attach.value = "";
+  return chat.converse(parts, options);
 }
-
-// ---------------------------------------------------------------- wiring
 
 ui.form.addEventListener("submit", (e) => {
   e.preventDefault();
   const text = ui.input.value.trim();
-  if (!text || current) return;
+  if (!text || chat.current) return;
   ui.input.value = "";
-  converse(text);
+  send(text).then((sent) => {
+    if (!sent) ui.input.value = text; // kept for another try
+  });
 });
 ui.input.addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey) {
@@ -270,22 +142,32 @@ ui.input.addEventListener("keydown", (e) => {
     ui.form.requestSubmit();
   }
 });
-ui.stop.addEventListener("click", () => current?.abort());
-ui.reset.addEventListener("click", () => {
-  current?.abort();
-  messages = [];
-  ui.chat.replaceChildren(ui.empty);
-  ui.empty.hidden = false;
-  ui.error.hidden = true;
-  ui.status.textContent = "ready";
+ui.attach.addEventListener("change", async () => {
+  const file = ui.attach.files?.[0];
+  if (!file) return;
+  attached = await filePart(file);
+  ui.attached.hidden = false;
+  ui.attached.textContent = `attached: ${file.name} (${file.size} bytes) goes with your next message`;
 });
+ui.stop.addEventListener("click", () => chat.stop());
+ui.reset.addEventListener("click", () => chat.reset());
+
+const EXAMPLES = {
+  structured: () =>
+    send("Give me a short weather report for Oslo as JSON.", { responseFormat: WEATHER_REPORT }),
+  pdf: () => send("What does this invoice say, and what is the total?", { file: invoicePart() }),
+};
 for (const chip of document.querySelectorAll(".chip")) {
   chip.addEventListener("click", () => {
-    if (!current) converse(chip.textContent);
+    const example = EXAMPLES[chip.dataset.example];
+    if (example) example();
+    else send(chip.textContent);
   });
 }
-for (const c of [ui.provider, ui.route, ui.apikey, ui.optin])
+for (const c of [ui.provider, ui.route, ui.apikey, ui.optin, ui.fault])
   c.addEventListener("change", updateMode);
+
+// ------------------------------------------------------------ start-up
 
 (async () => {
   try {
@@ -293,7 +175,7 @@ for (const c of [ui.provider, ui.route, ui.apikey, ui.optin])
     config = await res.json();
   } catch {
     ui.route.value = "direct";
-    showError(
+    chat.showError(
       new Error(
         `the Worker at ${WORKER} does not answer: using skyl directly in this page against the mock`,
       ),

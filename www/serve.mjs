@@ -13,6 +13,7 @@ const TYPES = {
   ".wasm": "application/wasm",
   ".json": "application/json",
   ".png": "image/png",
+  ".svg": "image/svg+xml",
 };
 
 /** Starts the static server; resolves with { url, close }. */

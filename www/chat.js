@@ -1,0 +1,270 @@
+// The chat: streams the answer, shows each tool call as a card the moment it
+// is whole, runs the tool here, sends the result back and continues until
+// the model answers. Two routes:
+//   - via the Worker (default): the page posts the conversation, the Worker
+//     calls the provider with skyl and streams skyl events back;
+//   - direct: skyl runs in this page (the mock by default; a real key only
+//     with an explicit opt-in). Faults always run direct, so the page holds
+//     skyl's error object, with what it kept.
+import { Client, toolResultMessage, toolErrorMessage } from "/pkg/browser.js";
+import { TOOLS, runTool } from "./tools.js";
+import { faultFetch } from "./faults.js";
+import { readStructured } from "./examples.js";
+import {
+  el,
+  Column,
+  Transcript,
+  setCardState,
+  cardSection,
+  incompleteCard,
+  finishLine,
+} from "./view.js";
+
+const NAMES = TOOLS.map((t) => t.name);
+
+export class Chat {
+  /** `ui`: the page's elements; `settings()`: the controls' current values. */
+  constructor(ui, settings) {
+    this.ui = ui;
+    this.settings = settings;
+    this.column = new Column(ui.chat, ui.empty);
+    this.messages = [];
+    this.current = null; // the running turn's AbortController
+  }
+
+  reset() {
+    this.current?.abort();
+    this.messages = [];
+    this.column.clear();
+    this.ui.error.hidden = true;
+    this.status("ready");
+  }
+
+  stop() {
+    this.current?.abort();
+  }
+
+  status(text, waiting = false) {
+    this.ui.status.textContent = text;
+    this.ui.progress.hidden = !waiting;
+    this.ui.chat.setAttribute("aria-busy", String(waiting));
+  }
+
+  showError(e) {
+    this.ui.error.hidden = false;
+    const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
+    this.ui.error.textContent = `${name}${e?.message ?? e}`;
+  }
+
+  busy(on) {
+    this.ui.send.disabled = on;
+    this.ui.stop.disabled = !on;
+    this.ui.input.disabled = on;
+    this.ui.attach.disabled = on;
+  }
+
+  /** One turn through the Worker: yields skyl events parsed from its SSE. */
+  async *viaWorker(request, signal) {
+    const s = this.settings();
+    const res = await fetch(`${s.worker}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        provider: s.provider,
+        model: s.model || undefined,
+        request,
+        mock: s.slow ? { chunk: 24, delay: 120 } : {},
+      }),
+      signal,
+    });
+    if (!res.ok) throw new Error(`the Worker answered ${res.status}: ${await res.text()}`);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(frame)?.[1];
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (!data) continue;
+        const parsed = JSON.parse(data);
+        if (event === "error") throw Object.assign(new Error(parsed.message), parsed);
+        yield parsed;
+      }
+    }
+  }
+
+  /** One turn with skyl in the page, through the fault fetch. */
+  direct(request, signal, onAttempt) {
+    const s = this.settings();
+    const useKey = Boolean(s.apiKey && s.optin);
+    const mockBase =
+      s.provider.startsWith("openai") || s.provider === "responses" ? `${s.mockURL}/v1` : s.mockURL;
+    const headers = {};
+    if (!useKey && s.slow) Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
+    const client = new Client({
+      provider: s.provider,
+      model: s.model || (useKey ? undefined : "mock-model"),
+      apiKey: useKey ? s.apiKey : undefined,
+      baseURL: useKey ? s.baseURL || undefined : mockBase,
+      headers,
+      dangerouslyAllowBrowser: useKey,
+      fetch: faultFetch({ fault: s.fault, names: NAMES, provider: s.provider, onAttempt }),
+    });
+    return client.stream({ ...request, signal });
+  }
+
+  /** Why the current settings cannot send, if they cannot. */
+  cannotSend() {
+    const s = this.settings();
+    if (s.route === "direct" && s.apiKey && !s.optin)
+      return "tick the opt-in box to use a real key from the page, or clear the key to use the mock";
+    return null;
+  }
+
+  /**
+   * Sends a user message and runs the tool loop. `parts` are the message's
+   * parts; `options.responseFormat` asks for structured output (no tools).
+   */
+  async converse(parts, options = {}) {
+    const ui = this.ui;
+    ui.error.hidden = true;
+    const problem = this.cannotSend();
+    if (problem) {
+      this.showError(new Error(problem));
+      return false;
+    }
+    this.messages.push({ role: "user", parts });
+    const bubble = el("div", "msg user", parts.find((p) => p.type === "text")?.text ?? "");
+    for (const f of parts.filter((p) => p.type === "file"))
+      bubble.append(el("div", "attachment", `attached: ${f.filename ?? f.mediaType}`));
+    this.column.add(bubble);
+    const controller = new AbortController();
+    this.current = controller;
+    this.busy(true);
+    try {
+      for (let turn = 0; turn < 8; turn++) {
+        const response = await this.turn(options, controller.signal);
+        this.messages.push(response.message);
+        if (options.responseFormat) this.structured(response, options.responseFormat);
+        if (response.toolCalls.length === 0) break;
+        this.runTools(response.toolCalls);
+      }
+    } catch (e) {
+      // Completed turns (an answer and its tool results) are in the history;
+      // the unfinished one never was.
+      if (controller.signal.aborted || e?.name === "AbortError") {
+        this.status("stopped");
+        this.column.add(el("div", "meta", "stopped"));
+      } else {
+        this.failed(e);
+      }
+    } finally {
+      for (const b of ui.chat.querySelectorAll(".streaming")) b.classList.remove("streaming");
+      this.current = null;
+      this.busy(false);
+      ui.input.focus();
+    }
+    return true;
+  }
+
+  /** One streamed turn: draws its events, returns its Response. */
+  async turn(options, signal) {
+    const s = this.settings();
+    const request = options.responseFormat
+      ? { messages: this.messages, responseFormat: options.responseFormat, maxTokens: 1024 }
+      : { messages: this.messages, tools: TOOLS, maxTokens: 1024 };
+    const viaWorker = s.route === "worker" && s.fault === "none";
+    const onAttempt = (n) => {
+      this.status(n > 1 ? `retrying: attempt ${n}…` : "waiting for the first byte…", true);
+      if (n > 1)
+        this.column.add(
+          el(
+            "div",
+            "meta warn retry",
+            `attempt ${n}: skyl retried, since no event had been handed out yet`,
+          ),
+        );
+    };
+    onAttempt(1);
+    const source = viaWorker
+      ? this.viaWorker(request, signal)
+      : this.direct(request, signal, (n) => n > 1 && onAttempt(n));
+    const view = new Transcript(this.column);
+    this.handed = [];
+    let response = null;
+    for await (const ev of source) {
+      this.status("streaming…", true);
+      const card = view.event(ev);
+      if (card) this.handed.push(card);
+      if (ev.type === "finish") response = ev.response;
+    }
+    if (!response) throw new Error("the stream ended without a finish event");
+    view.finish(response);
+    this.status(finishLine(response));
+    return response;
+  }
+
+  /** Runs each whole call of a finished turn and answers it. */
+  runTools(calls) {
+    for (const call of calls) {
+      const card =
+        this.ui.chat.querySelector(`.card[data-call="${CSS.escape(call.id)}"]`) ??
+        this.column.add(el("div", "card"));
+      try {
+        const result = runTool(call.name, JSON.parse(call.arguments));
+        this.messages.push(toolResultMessage(call.id, result));
+        setCardState(card, "done", "ok");
+        cardSection(card, "result", JSON.stringify(result, null, 2));
+      } catch (e) {
+        this.messages.push(toolErrorMessage(call.id, e));
+        setCardState(card, "failed", "err");
+        cardSection(card, "error", String(e.message ?? e));
+      }
+    }
+  }
+
+  /** Shows a structured answer: parsed only when whole. */
+  structured(response, format) {
+    const r = readStructured(response, format);
+    const card = this.column.add(el("div", `card structured ${r.ok ? "" : "bad"}`.trim()));
+    const head = el("div", "head");
+    head.append(
+      el("span", "name", `structured output · ${format.name ?? format.type}`),
+      el("span", `state ${r.ok ? "ok" : "err"}`, r.ok ? "whole JSON" : "not usable"),
+    );
+    card.append(head);
+    if (r.ok) cardSection(card, "parsed value", JSON.stringify(r.value, null, 2));
+    else cardSection(card, "why", r.why);
+  }
+
+  /** A failed turn: the typed error, what skyl kept, and calls never run. */
+  failed(e) {
+    this.showError(e);
+    this.status(`error: ${e?.name ?? "Error"}`);
+    for (const card of this.handed ?? [])
+      setCardState(card, "not run: the turn did not finish", "warn");
+    const facts = [
+      e?.code && `code ${e.code}`,
+      e?.inBand && "in-band (inside a 200 response)",
+      e?.eventsEmitted !== undefined &&
+        (e.eventsEmitted ? "events had been handed out" : "no event had been handed out"),
+      e?.retryable !== undefined && (e.retryable ? "retryable" : "not retryable"),
+    ].filter(Boolean);
+    const box = this.column.add(el("div", "failure"));
+    box.append(el("div", "label", `${e?.name ?? "Error"} · ${facts.join(" · ")}`));
+    const partial = e?.partial;
+    if (partial) {
+      if (partial.text)
+        box.append(el("div", "kept", `text kept (${partial.text.length} characters)`));
+      for (const call of partial.incompleteToolCalls ?? []) {
+        const card = incompleteCard(call);
+        card.append(el("div", "reason", `reason: ${call.reason}`));
+        box.append(card);
+      }
+    }
+  }
+}
