@@ -1,6 +1,7 @@
-// The app every runtime test runs (Node, a Vite build in Chromium, a
-// Worker in workerd): a streamed tool loop against the mock provider for
-// all five providers. It returns what it assembled, so the test can check it.
+// The app every runtime test of tests/pkg/ runs, in each runtime and
+// browser build: a streamed tool loop against the mock provider for all five
+// providers. It returns what it assembled, so the test can check it
+// (tests/pkg/helpers.mjs, checkResults).
 export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 
 const tools = [
@@ -39,8 +40,26 @@ export async function toolLoop(skyl, provider, mockURL) {
   return { provider, turns };
 }
 
-export async function runAll(skyl, mockURL) {
+/** The tool loop for each of `providers` (all five by default), one after another. */
+export async function runAll(skyl, mockURL, providers = PROVIDERS) {
   const results = [];
-  for (const provider of PROVIDERS) results.push(await toolLoop(skyl, provider, mockURL));
+  for (const provider of providers) results.push(await toolLoop(skyl, provider, mockURL));
   return results;
+}
+
+/** The tool loop for each provider a one-adapter entry (skyl/openai, ...) speaks. */
+export const runEntry = (skyl, mockURL) => runAll(skyl, mockURL, skyl.PROVIDERS);
+
+/**
+ * What a one-adapter entry (`name`: "openai", "anthropic", "gemini") speaks,
+ * its tool loops, and how it refuses a provider it was built without.
+ */
+export async function entryReport(skyl, name, mockURL) {
+  let refused = null;
+  try {
+    new skyl.Client({ provider: name === "gemini" ? "openai" : "gemini", model: "m" });
+  } catch (e) {
+    refused = { invalid: e instanceof skyl.InvalidRequestError, path: e.path, message: e.message };
+  }
+  return { providers: skyl.PROVIDERS, results: await runEntry(skyl, mockURL), refused };
 }
