@@ -1,15 +1,15 @@
 // The packed npm package (dist/skyl-*.tgz, from scripts/build) installed
-// into scratch projects, in each server runtime: Node (ESM, and CommonJS's
-// clear refusal) and a Worker in workerd (wrangler dev, local). Each runs a
-// streamed tool loop against the loopback mock for all five providers, and
-// through each one-adapter entry for its own (tests/pkg/app/), and the test
-// checks what it assembled. The browser builds are in bundlers.test.mjs.
+// into a scratch project, in each server runtime: Node (import, and
+// require() where Node can require an ES module) and a Worker in workerd
+// (wrangler dev, local). Each runs a streamed tool loop against the
+// loopback mock for all five providers, and through each one-adapter entry
+// for its own (tests/pkg/app/), and the test checks what it assembled. The
+// browser builds are in bundlers.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { startWorker } from "../../www/worker/start.mjs";
-import { execFileSync } from "node:child_process";
 import {
   run,
   scratch,
@@ -30,30 +30,48 @@ const appDir = () => {
 };
 
 /** Runs `command` in the scratch project; resolves with its JSON output. */
-async function runApp(command, args) {
-  const { stdout } = await run(command, args, { cwd: appDir(), timeout: 120000 });
+async function runApp(command, args, env = {}) {
+  const { stdout } = await run(command, args, {
+    cwd: appDir(),
+    timeout: 120000,
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(stdout);
 }
 
-test("Node: an ES module app, and the one-adapter entries", async () => {
-  const out = await runApp(process.execPath, ["server.js", mock().url]);
-  checkResults(out.all, "node");
-  checkEntries(out.entries, "node");
+/**
+ * Runs tests/pkg/app/server.js (import) and, unless `esmOnly`,
+ * tests/pkg/app/require.cjs (require()) with `command` and its `args`;
+ * checks both.
+ */
+async function checkApps(runtime, command, args = [], env = {}, esmOnly = false) {
+  const out = await runApp(command, [...args, "server.js", mock().url], env);
+  checkResults(out.all, runtime);
+  checkEntries(out.entries, runtime);
+  if (esmOnly) return;
+  const cjs = await runApp(command, [...args, "require.cjs", mock().url], env);
+  assert.ok(!cjs.refused, `${runtime}: require("skyl") refused: ${cjs.refused?.message}`);
+  checkResults(cjs.all, `${runtime} require()`);
+  checkEntries(cjs.entries, `${runtime} require()`);
+  assert.equal(cjs.sameAsImport, true, `${runtime}: require() and import share one instance`);
+}
+
+test("Node: import, require() where Node can require an ES module, the entries", async (t) => {
+  // Node 20.19+ and 22.12+ load an ES module without top-level await with
+  // require(), and resolve the "module-sync" condition (for import too).
+  const requireESM = process.features.require_module === true;
+  if (!requireESM) t.diagnostic(`Node ${process.version} cannot require() an ES module`);
+  await checkApps("node", process.execPath, [], {}, !requireESM);
+  // Where require(esm) is off (older Node, or turned off as here), the
+  // message says what to do instead.
+  const args = requireESM ? ["--no-experimental-require-module", "require.cjs"] : ["require.cjs"];
+  const out = await runApp(process.execPath, args);
+  assert.equal(out.refused?.code, "ERR_REQUIRE_ESM", JSON.stringify(out));
+  assert.match(out.refused.message, /await import\("skyl"\)/);
   // Each entry's WebAssembly is its own, smaller than the full one.
   const size = (p) => fs.statSync(path.join(appDir(), "node_modules/skyl", p)).size;
   for (const sub of Object.keys(ENTRIES))
     assert.ok(size(`${sub}/skyl_wasm_bg.wasm`) < size("skyl_wasm_bg.wasm") * 0.9, sub);
-});
-
-test("Node: require() gets a clear message", () => {
-  const dir = scratch("cjs", {
-    "main.cjs": `try { require("skyl"); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }\n`,
-  });
-  const out = JSON.parse(
-    execFileSync(process.execPath, ["main.cjs"], { cwd: dir, encoding: "utf8" }),
-  );
-  assert.equal(out.code, "ERR_REQUIRE_ESM");
-  assert.match(out.message, /await import\("skyl"\)/);
 });
 
 test("Cloudflare Workers: a Worker in workerd (wrangler dev, local)", async () => {

@@ -1,0 +1,28 @@
+// The CommonJS app: `require("skyl")` and the one-adapter entries, where
+// Node can require() an ES module (20.19+, 22.12+). Run as `node
+// require.cjs <mock URL>`; prints what it assembled as JSON, or, where
+// require() refuses, the error's code and message.
+"use strict";
+let skyl;
+try {
+  skyl = require("skyl");
+} catch (e) {
+  console.log(JSON.stringify({ refused: { code: e.code, message: e.message } }));
+  process.exit(0);
+}
+const entries = {
+  openai: require("skyl/openai"),
+  anthropic: require("skyl/anthropic"),
+  gemini: require("skyl/gemini"),
+};
+const mock = process.argv[2];
+(async () => {
+  const { runAll, entryReport } = await import("./toolloop.js");
+  const out = { all: await runAll(skyl, mock), entries: {} };
+  for (const [name, mod] of Object.entries(entries)) {
+    out.entries[name] = await entryReport(mod, name, mock);
+  }
+  // One module instance for require() and import: the same classes.
+  out.sameAsImport = (await import("skyl")).Client === skyl.Client;
+  console.log(JSON.stringify(out));
+})();
