@@ -1,7 +1,7 @@
 // The packed npm package (dist/skyl-*.tgz, from scripts/build) installed
 // into a scratch project, in each server runtime: Node (import, and
-// require() where Node can require an ES module) and a Worker in workerd
-// (wrangler dev, local). Each runs a streamed tool loop against the
+// require() where Node can require an ES module), Deno, Bun, and a Worker in
+// workerd (wrangler dev, local). Each runs a streamed tool loop against the
 // loopback mock for all five providers, and through each one-adapter entry
 // for its own (tests/pkg/app/), and the test checks what it assembled. The
 // browser builds are in bundlers.test.mjs.
@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { startWorker } from "../../www/worker/start.mjs";
 import {
+  root,
   run,
   scratch,
   useMock,
@@ -22,7 +23,7 @@ import {
 
 const mock = useMock();
 
-// One scratch project for the server apps.
+// One scratch project for Node, Deno and Bun: the same installed package.
 let app;
 const appDir = () => {
   app ??= scratch("server");
@@ -72,6 +73,28 @@ test("Node: import, require() where Node can require an ES module, the entries",
   const size = (p) => fs.statSync(path.join(appDir(), "node_modules/skyl", p)).size;
   for (const sub of Object.keys(ENTRIES))
     assert.ok(size(`${sub}/skyl_wasm_bg.wasm`) < size("skyl_wasm_bg.wasm") * 0.9, sub);
+});
+
+// The runtimes' binaries come from the npm packages deno and bun
+// (devDependencies; their postinstall links the platform package's binary).
+const bin = (name) => {
+  const file = path.join(root, "node_modules/.bin", name);
+  assert.ok(fs.existsSync(file), `no ${file}: run npm ci (with install scripts)`);
+  return file;
+};
+
+test("Deno: import and require() from node_modules, network access to the mock only", async () => {
+  const { host } = new URL(mock().url);
+  // Deno resolves the "node" condition (and "module-sync" for require()),
+  // as Node does; the node entry reads its .wasm file beside it.
+  const perms = ["run", "--no-prompt", `--allow-net=${host}`, "--allow-read=node_modules/skyl"];
+  await checkApps("deno", bin("deno"), perms, { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" });
+});
+
+test("Bun: import and require() from node_modules", async () => {
+  // Bun resolves "node" for import but not "module-sync": its require()
+  // finds the node entry through the "bun" condition.
+  await checkApps("bun", bin("bun"), ["--no-install"]);
 });
 
 test("Cloudflare Workers: a Worker in workerd (wrangler dev, local)", async () => {

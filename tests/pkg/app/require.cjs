@@ -1,7 +1,7 @@
-// The CommonJS app: `require("skyl")` and the one-adapter entries, where
-// Node can require() an ES module (20.19+, 22.12+). Run as `node
-// require.cjs <mock URL>`; prints what it assembled as JSON, or, where
-// require() refuses, the error's code and message.
+// The CommonJS app: `require("skyl")` and the one-adapter entries, where the
+// runtime can require() an ES module (Node 20.19+ and 22.12+, Deno, Bun).
+// Run as `<runtime> require.cjs <mock URL>`; prints what it assembled as
+// JSON, or, where require() refuses, the error's code and message.
 "use strict";
 let skyl;
 try {
