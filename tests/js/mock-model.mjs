@@ -1,83 +1,237 @@
 // The mock provider's model: what it answers a request with, as a turn
-// ({ text, calls }) that mock-wire.mjs writes in the wire format.
-import { declaredTools, lastUserText, toolResults } from "./mock-requests.mjs";
+// {reasoning, text, calls: [{name, args}]} that mock-wire.mjs writes in the
+// wire format. It behaves like a model with tools, by rule, not by chance:
+//
+// - It reads the last user message and asks for the tools that message
+//   needs, with arguments taken from its words (mock-model-intents.mjs);
+//   for several things at once, several calls in one turn.
+// - Once the results of those calls are in the request, it answers from
+//   them in words ("It is 21 °C and sunny in Kampala."), honestly when a
+//   result is an error.
+// - Without a tool that fits, it says what it can do, from the declared
+//   tools; it asks when the question lacks what a tool needs.
+// - `reasoning` is a short account of what it does and why.
+import { forcedArguments, planCalls, unitCode } from "./mock-model-intents.mjs";
+import { parseJSON } from "./mock-requests.mjs";
 
-/** A tool result as a phrase: JSON objects become "key: value" lists (Gemini's {output} unwrapped). */
-function describe(content) {
+const list = (items) =>
+  items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+const short = (v, max = 80) => {
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+};
+
+/** What a tool does, from its name: get_weather → "look up the weather". */
+export function capability(tool) {
+  const words = tool.name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  if (/^(?:get|fetch|lookup|find|read|query|load)$/.test(words[0]) && words.length > 1)
+    return `look up the ${words.slice(1).join(" ")}`;
+  return words.join(" ");
+}
+
+/** A number as a person writes it: at most two decimals. */
+export function formatNumber(x) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return String(x);
+  if (Number.isInteger(x)) return String(x);
+  return String(Math.abs(x) >= 0.01 ? Number(x.toFixed(2)) : Number(x.toPrecision(3)));
+}
+
+const UNIT_NAMES = {
+  km: "km",
+  m: ["metre", "metres"],
+  cm: "cm",
+  mm: "mm",
+  mi: ["mile", "miles"],
+  ft: ["foot", "feet"],
+  in: ["inch", "inches"],
+  yd: ["yard", "yards"],
+  kg: "kg",
+  g: "g",
+  lb: ["pound", "pounds"],
+  oz: ["ounce", "ounces"],
+  l: ["litre", "litres"],
+  ml: "ml",
+  gal: ["gallon", "gallons"],
+  C: "°C",
+  F: "°F",
+  K: "K",
+};
+const quantity = (value, unit) => {
+  const name = UNIT_NAMES[unitCode(unit)] ?? unit;
+  const word = Array.isArray(name) ? name[Math.abs(value) === 1 ? 0 : 1] : name;
+  return `${formatNumber(value)} ${word}`;
+};
+
+/** A tool result's value: JSON parsed (twice for JSON in a string), else the text. */
+const resultValue = (content) => {
   let v = content;
-  for (let i = 0; i < 3 && typeof v === "string"; i++) {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      break;
-    }
+  for (let i = 0; i < 2 && typeof v === "string"; i++) v = parseJSON(v, v);
+  return v;
+};
+
+const TEMP_C = ["temperatureC", "temperature_c", "tempC", "temp_c", "temperature", "temp"];
+const TEMP_F = ["temperatureF", "temperature_f", "tempF", "temp_f"];
+const PLACE_KEYS = ["city", "location", "place", "town", "name"];
+const pick = (o, keys) => keys.map((k) => o?.[k]).find((v) => v !== undefined && v !== null);
+
+/** The message of an error result. */
+const errorMessage = (v) =>
+  typeof v === "string"
+    ? v
+    : (pick(v, ["error", "message"])?.message ?? pick(v, ["error", "message"]) ?? short(v));
+
+/** One result in words. */
+function sentence(call, value, isError) {
+  const name = call?.name ?? "the tool";
+  const args = call?.args ?? {};
+  const object = value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  if (isError || (object && Object.keys(object).length === 1 && "error" in object)) {
+    const about =
+      "value" in args && "from" in args && "to" in args
+        ? ` (${args.value} ${args.from} to ${args.to})`
+        : typeof pick(args, ["city", "location", "place", "expression"]) === "string"
+          ? ` for ${pick(args, ["city", "location", "place", "expression"])}`
+          : "";
+    return `I could not ${call ? capability(call) : "do that"}${about}: ${errorMessage(object ?? value)}.`;
   }
-  if (v && typeof v === "object" && !Array.isArray(v)) {
-    if (Object.keys(v).length === 1 && ("output" in v || "error" in v))
-      return describe(
-        typeof v.output === "string" ? v.output : JSON.stringify(v.output ?? v.error),
-      );
-    return Object.entries(v)
+  const where = pick(object, PLACE_KEYS) ?? pick(args, PLACE_KEYS);
+  const celsius = pick(object, TEMP_C);
+  const fahrenheit = pick(object, TEMP_F);
+  const condition = pick(object, ["condition", "conditions", "description", "summary", "weather"]);
+  if (object && (celsius !== undefined || fahrenheit !== undefined)) {
+    const t =
+      celsius !== undefined ? `${formatNumber(celsius)} °C` : `${formatNumber(fahrenheit)} °F`;
+    // "sunny", "overcast": an adjective ("and"); "light rain": a noun ("with").
+    const joined =
+      typeof condition !== "string"
+        ? ""
+        : /(?:y|overcast|clear|fair|hot|cold|mild|cool|warm|dry)$/i.test(condition)
+          ? ` and ${condition}`
+          : ` with ${condition}`;
+    return `It is ${t}${joined}${where ? ` in ${where}` : ""}.`;
+  }
+  const result = object ? object.result : value;
+  const from = pick(object, ["from"]) ?? args.from;
+  const to = pick(object, ["to"]) ?? args.to;
+  const amount = pick(object, ["value"]) ?? args.value;
+  if (typeof result === "number" && from && to && typeof amount === "number")
+    return `${quantity(amount, from)} is ${quantity(result, to)}.`;
+  const expr = pick(object, ["expression"]) ?? args.expression;
+  if (typeof result === "number" && typeof expr === "string")
+    return `${expr} = ${formatNumber(result)}.`;
+  if (typeof value === "string") return `The ${name} tool answered: "${short(value, 300)}".`;
+  if (Array.isArray(value)) return `${name} returned ${value.length} items: ${short(value, 200)}.`;
+  if (object)
+    return `${name} returned ${Object.entries(object)
       .map(([k, x]) => `${k} ${typeof x === "object" ? JSON.stringify(x) : x}`)
-      .join(", ");
+      .join(", ")}.`;
+  return `${name} returned ${short(value)}.`;
+}
+
+/** What a call is for, in words: "the weather in Kampala", "30 km in miles". */
+function need(call) {
+  const { args } = call;
+  const where = pick(args, PLACE_KEYS);
+  const what = capability(call);
+  if (typeof where === "string" && what.startsWith("look up "))
+    return `${what.slice("look up ".length)} in ${where}`;
+  if (typeof args.value === "number" && args.from && args.to) {
+    const to = UNIT_NAMES[unitCode(args.to)] ?? args.to;
+    return `${quantity(args.value, args.from)} in ${Array.isArray(to) ? to[1] : to}`;
   }
-  return String(v);
+  if (typeof args.expression === "string") return `the value of ${args.expression}`;
+  return `what ${call.name} gives for ${JSON.stringify(args)}`;
 }
 
-/** The tool the user's words point at (its name or description), else the first. */
-function chooseTool(wire, req) {
-  const tools = declaredTools(wire, req);
-  const words =
-    lastUserText(wire, req)
-      .toLowerCase()
-      .match(/[a-z]{3,}/g) ?? [];
-  const score = (t) =>
-    words.filter((w) => `${t.name} ${t.description}`.toLowerCase().includes(w)).length;
-  return [...tools].sort((a, b) => score(b) - score(a))[0] ?? { name: "get_weather", schema: null };
+/** The results that answer the calls made since the question, each with its call. */
+function answered(after) {
+  const calls = after.filter((e) => e.kind === "call");
+  const taken = new Set();
+  return after
+    .filter((e) => e.kind === "result")
+    .map((r) => {
+      // By id; Gemini's calls may have none: then by name, in order.
+      let call = r.id != null ? calls.find((c) => c.id === r.id) : undefined;
+      call ??= calls.find(
+        (c, i) => !taken.has(i) && c.name === r.name && (r.id == null || c.id == null),
+      );
+      if (call) taken.add(calls.indexOf(call));
+      return {
+        call: call ?? (r.name ? { name: r.name, args: {} } : null),
+        value: resultValue(r.content),
+        isError: r.isError === true,
+      };
+    });
 }
 
-/** Arguments for the scripted call: each property's example or default, else a plausible value. */
-function scriptedArgs(tool) {
-  const { name, schema } = tool;
-  const args = {};
-  const props = schema?.properties ?? {};
-  for (const [k, v] of Object.entries(props)) {
-    if (Array.isArray(v?.examples) && v.examples.length) args[k] = v.examples[0];
-    else if (v?.default !== undefined) args[k] = v.default;
-    else if (v?.type === "number" || v?.type === "integer") args[k] = 42;
-    else if (v?.type === "boolean") args[k] = true;
-    else if (Array.isArray(v?.enum)) args[k] = v.enum[0];
-    else args[k] = k === "city" || k === "location" ? "Paris" : `${k} value`;
+const GREETING = /^\s*(?:hi|hello|hey|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
+
+/** The answer once the tools have answered: from their results. */
+function fromResults(results) {
+  const words = results.map((r) => sentence(r.call, r.value, r.isError)).join(" ");
+  const reasoning = `I have ${list(
+    results.map(
+      (r) => `${r.isError ? "an error from" : "the result of"} ${r.call?.name ?? "a tool"}`,
+    ),
+  )}; I will answer from ${results.length === 1 ? "it" : "them"}.`;
+  return { reasoning, text: words, calls: [] };
+}
+
+/** The turn for a question: the calls it needs, or a reply in words. */
+function toQuestion(q, tools, choice) {
+  const plan = planCalls(q, tools);
+  if (!plan.calls.length && choice && choice !== "none") {
+    const forced =
+      typeof choice === "object" ? tools.find((t) => t.name === choice.name) : tools[0];
+    if (forced) plan.calls.push({ name: forced.name, args: forcedArguments(forced, q) });
   }
-  if (Object.keys(args).length === 0 && name === "get_weather") args.city = "Paris";
-  return args;
-}
-
-/** The scripted turn: { text, calls: [{id, name, args}] }. */
-export function scriptedTurn(wire, req) {
-  const results = toolResults(wire, req);
-  if (results.length > 0) {
+  if (plan.calls.length) {
+    const lookup = plan.calls.some((c) => capability({ name: c.name }).startsWith("look up"));
     return {
-      text: `Here is what I found: ${results.map((r) => describe(r.content)).join("; ")}.`,
+      reasoning: `The user wants ${list(plan.calls.map(need))}. I will call ${list(
+        plan.calls.map((c) => `${c.name} ${JSON.stringify(c.args)}`),
+      )}${plan.calls.length > 1 ? " in parallel" : ""}.`,
+      text: lookup ? "Let me look that up." : "Let me work that out.",
+      calls: plan.calls,
+    };
+  }
+  if (plan.missing.length) {
+    const { tool, keys } = plan.missing[0];
+    return {
+      reasoning: `"${short(q, 120)}" needs ${tool.name}, but it does not give the ${list(keys)}; I should ask.`,
+      text: `I can ${capability(tool)}, but I need the ${list(keys)}. Which ${keys[0]} do you mean?`,
       calls: [],
     };
   }
-  const declared =
-    wire === "gemini"
-      ? req.tools?.[0]?.functionDeclarations?.length
-      : wire === "responses"
-        ? declaredTools(wire, req).length
-        : req.tools?.length;
-  if (!declared) return { text: "Hello from the mock provider.", calls: [] };
-  const tool = chooseTool(wire, req);
+  if (!tools.length)
+    return {
+      reasoning: "There are no tools in this request, so I can only answer in words.",
+      text: GREETING.test(q)
+        ? "Hello! I am a mock model with no tools in this conversation, so I can only chat."
+        : "I am a mock model with no tools in this conversation, so I cannot look that up or work it out.",
+      calls: [],
+    };
+  const can = list(tools.map(capability));
   return {
-    text: "Let me look that up.",
-    calls: [
-      {
-        id: wire === "gemini" ? null : `call_${tool.name}_1`,
-        name: tool.name,
-        args: scriptedArgs(tool),
-      },
-    ],
+    reasoning: `No tool fits "${short(q, 120)}" (the tools: ${tools.map((t) => t.name).join(", ")}); I should say what I can do.`,
+    text: GREETING.test(q)
+      ? `Hello! I can ${can}. What would you like to know?`
+      : `I can only ${can}, so I cannot help with that.`,
+    calls: [],
   };
+}
+
+/** The turn for a request read by mock-requests.mjs's readRequest. */
+export function modelTurn(view) {
+  const { tools, entries, choice } = view;
+  const at = entries.findLastIndex((e) => e.kind === "user");
+  const question = at < 0 ? { text: "" } : entries[at];
+  const q = question.text.trim();
+  const results = answered(entries.slice(at + 1));
+  if (results.length) return fromResults(results);
+  return toQuestion(q, choice === "none" ? [] : tools, choice);
 }

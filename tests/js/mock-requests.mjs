@@ -1,35 +1,229 @@
 // The mock provider's request readers: what a request body of any wire
 // format says, read the same way for all five (see mock-server.mjs).
+//
+// `readRequest(wire, body)` gives the model one view of any request:
+//   tools    [{name, description, schema}]   the client's function tools
+//   entries  the conversation, in order:
+//            {kind: "user", text, files}     a user turn with words or files
+//            {kind: "call", id, name, args}  a call the assistant made
+//            {kind: "result", id, name, content, isError}
+//   format   null, or {schema} for structured output (schema null: any JSON)
+//   choice   null (auto), "none", "required", or {name} (that tool)
+// A file is {filename, mediaType, data (a Buffer) or url or fileId}.
 
-/** Tool results found in a request body of any format: [{name?, content}]. */
-export function toolResults(wire, req) {
+/** Parses JSON, or gives `fallback`; never throws. */
+export function parseJSON(text, fallback = null) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fallback;
+  }
+}
+
+const asArray = (v) => (Array.isArray(v) ? v : []);
+
+/** Text of a tool result's content: a string, or text blocks joined. */
+const contentText = (c) =>
+  typeof c === "string"
+    ? c
+    : Array.isArray(c)
+      ? c.map((b) => (typeof b?.text === "string" ? b.text : JSON.stringify(b))).join("")
+      : JSON.stringify(c ?? "");
+
+/** A data: URL as {mediaType, data}; null when it is not one. */
+function dataURL(url) {
+  const m = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(typeof url === "string" ? url : "");
+  if (!m) return null;
+  const body = url.slice(m[0].length);
+  const base64 = /;base64/i.test(m[2]);
+  let data;
+  try {
+    data = base64 ? Buffer.from(body, "base64") : Buffer.from(decodeURIComponent(body), "utf8");
+  } catch {
+    data = Buffer.from(body, "utf8");
+  }
+  return { mediaType: m[1] || "application/octet-stream", data };
+}
+
+/** A file given as a data: URL, a URL or a stored file id. */
+function fileFrom({ filename, mediaType, dataUrl, base64, text, url, fileId }) {
+  const fromURL = dataURL(dataUrl);
+  const file = { filename: filename || null, mediaType: mediaType || fromURL?.mediaType || null };
+  if (fromURL) file.data = fromURL.data;
+  else if (typeof base64 === "string") file.data = Buffer.from(base64, "base64");
+  else if (typeof text === "string") file.data = Buffer.from(text, "utf8");
+  else if (url) file.url = url;
+  else file.fileId = fileId ?? null;
+  return file;
+}
+
+/** One user message's text and files, from parts of any format. */
+function userTurn(texts, files) {
+  const text = texts.filter((t) => typeof t === "string").join("\n");
+  return text.trim() || files.length ? [{ kind: "user", text, files }] : [];
+}
+
+function openaiEntries(req) {
   const out = [];
-  if (wire === "openai") {
-    for (const m of req.messages ?? [])
-      if (m.role === "tool") out.push({ id: m.tool_call_id, content: String(m.content) });
-  } else if (wire === "responses") {
-    for (const item of Array.isArray(req.input) ? req.input : [])
-      if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+  for (const m of asArray(req.messages)) {
+    if (m.role === "user") {
+      const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+      const files = asArray(parts)
+        .filter((p) => p.type === "file")
+        .map((p) =>
+          fileFrom({
+            filename: p.file?.filename,
+            dataUrl: p.file?.file_data,
+            fileId: p.file?.file_id,
+          }),
+        );
+      out.push(
+        ...userTurn(
+          asArray(parts).map((p) => p.type === "text" && p.text),
+          files,
+        ),
+      );
+    } else if (m.role === "assistant") {
+      for (const c of asArray(m.tool_calls))
         out.push({
-          id: item.call_id,
-          content: typeof item.output === "string" ? item.output : JSON.stringify(item.output),
+          kind: "call",
+          id: c.id,
+          name: c.function?.name,
+          args: parseJSON(c.function?.arguments, {}),
         });
-  } else if (wire === "anthropic") {
-    for (const m of req.messages ?? [])
-      for (const b of Array.isArray(m.content) ? m.content : [])
+    } else if (m.role === "tool") {
+      out.push({ kind: "result", id: m.tool_call_id, content: contentText(m.content) });
+    }
+  }
+  return out;
+}
+
+function responsesEntries(req) {
+  if (typeof req.input === "string") return userTurn([req.input], []);
+  const out = [];
+  for (const item of asArray(req.input)) {
+    const type = item.type ?? "message";
+    if (type === "message" && item.role === "user") {
+      const parts =
+        typeof item.content === "string" ? [{ type: "input_text", text: item.content }] : [];
+      parts.push(...asArray(item.content));
+      const files = parts
+        .filter((p) => p.type === "input_file")
+        .map((p) =>
+          fileFrom({
+            filename: p.filename,
+            dataUrl: p.file_data,
+            url: p.file_url,
+            fileId: p.file_id,
+          }),
+        );
+      out.push(
+        ...userTurn(
+          parts.map((p) => p.type === "input_text" && p.text),
+          files,
+        ),
+      );
+    } else if (type === "function_call" || type === "custom_tool_call") {
+      const args = type === "custom_tool_call" ? { input: item.input } : parseJSON(item.arguments);
+      out.push({ kind: "call", id: item.call_id, name: item.name, args: args ?? {} });
+    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
+      // No error flag in this API: skyl says "Error: …" in the output.
+      const text = contentText(item.output);
+      const isError = /^Error\b:?\s*/.test(text);
+      out.push({
+        kind: "result",
+        id: item.call_id,
+        content: isError ? text.replace(/^Error\b:?\s*/, "") : text,
+        isError,
+      });
+    }
+  }
+  return out;
+}
+
+function anthropicEntries(req) {
+  const out = [];
+  for (const m of asArray(req.messages)) {
+    const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+    if (m.role === "user") {
+      const files = [];
+      for (const b of asArray(blocks)) {
         if (b.type === "tool_result")
           out.push({
+            kind: "result",
             id: b.tool_use_id,
-            content: typeof b.content === "string" ? b.content : JSON.stringify(b.content),
+            content: contentText(b.content),
+            isError: b.is_error === true,
           });
-  } else {
-    for (const c of req.contents ?? [])
-      for (const p of c.parts ?? [])
-        if (p.functionResponse)
+        if (b.type !== "document") continue;
+        const s = b.source ?? {};
+        files.push(
+          fileFrom({
+            filename: b.title,
+            mediaType: s.media_type,
+            base64: s.type === "base64" ? s.data : undefined,
+            text: s.type === "text" ? s.data : undefined,
+            url: s.url,
+            fileId: s.file_id,
+          }),
+        );
+      }
+      out.push(
+        ...userTurn(
+          asArray(blocks).map((b) => b.type === "text" && b.text),
+          files,
+        ),
+      );
+    } else if (m.role === "assistant") {
+      for (const b of asArray(blocks))
+        if (b.type === "tool_use")
+          out.push({ kind: "call", id: b.id, name: b.name, args: b.input ?? {} });
+    }
+  }
+  return out;
+}
+
+function geminiEntries(req) {
+  const out = [];
+  for (const c of asArray(req.contents)) {
+    const parts = asArray(c.parts);
+    if (c.role === "model") {
+      for (const p of parts)
+        if (p.functionCall)
           out.push({
-            id: p.functionResponse.name,
-            content: JSON.stringify(p.functionResponse.response),
+            kind: "call",
+            id: p.functionCall.id ?? null,
+            name: p.functionCall.name,
+            args: p.functionCall.args ?? {},
           });
+      continue;
+    }
+    const files = [];
+    for (const p of parts) {
+      const r = p.functionResponse;
+      if (r) {
+        const response = r.response ?? {};
+        const isError = "error" in response && !("output" in response);
+        const value = isError ? response.error : "output" in response ? response.output : response;
+        out.push({
+          kind: "result",
+          id: r.id ?? null,
+          name: r.name,
+          content: contentText(value),
+          isError,
+        });
+      }
+      if (p.inlineData)
+        files.push(fileFrom({ mediaType: p.inlineData.mimeType, base64: p.inlineData.data }));
+      if (p.fileData)
+        files.push(fileFrom({ mediaType: p.fileData.mimeType, url: p.fileData.fileUri }));
+    }
+    out.push(
+      ...userTurn(
+        parts.map((p) => !p.thought && p.text),
+        files,
+      ),
+    );
   }
   return out;
 }
@@ -37,50 +231,74 @@ export function toolResults(wire, req) {
 /** The declared tools in any format: [{name, description, schema}]. */
 export function declaredTools(wire, req) {
   if (wire === "gemini")
-    return (req.tools ?? [])
-      .flatMap((t) => t.functionDeclarations ?? [])
+    return asArray(req.tools)
+      .flatMap((t) => asArray(t.functionDeclarations))
       .map((d) => ({
         name: d.name,
         description: d.description ?? "",
         schema: d.parametersJsonSchema ?? d.parameters,
       }));
   if (wire === "anthropic")
-    return (req.tools ?? []).map((t) => ({
-      name: t.name,
-      description: t.description ?? "",
-      schema: t.input_schema,
-    }));
+    return (
+      asArray(req.tools)
+        // Client tools; server tools ({type: "web_search_20250305", ...}) run at Anthropic.
+        .filter((t) => !t.type || t.type === "custom")
+        .map((t) => ({ name: t.name, description: t.description ?? "", schema: t.input_schema }))
+    );
   if (wire === "responses")
     // Flat function tools; hosted tools ({type: "web_search"}, ...) are not the client's.
-    return (req.tools ?? [])
+    return asArray(req.tools)
       .filter((t) => t.type === "function")
       .map((t) => ({ name: t.name, description: t.description ?? "", schema: t.parameters }));
-  return (req.tools ?? []).map((t) => ({
+  return asArray(req.tools).map((t) => ({
     name: t.function?.name,
     description: t.function?.description ?? "",
     schema: t.function?.parameters,
   }));
 }
 
-/** The last user text of a request in any format. */
-export function lastUserText(wire, req) {
-  const texts = [];
+/** The structured output a request asks for: null, or {schema} (null: any JSON object). */
+export function responseFormat(wire, req) {
+  const f =
+    wire === "openai"
+      ? req.response_format
+      : wire === "responses"
+        ? req.text?.format
+        : wire === "anthropic"
+          ? req.output_config?.format
+          : null;
   if (wire === "gemini") {
-    for (const c of req.contents ?? [])
-      if (c.role === "user") for (const p of c.parts ?? []) if (p.text) texts.push(p.text);
-  } else if (wire === "responses") {
-    for (const item of Array.isArray(req.input) ? req.input : []) {
-      if (item.role !== "user") continue;
-      if (typeof item.content === "string") texts.push(item.content);
-      else for (const c of item.content ?? []) if (c.type === "input_text") texts.push(c.text);
-    }
-    if (typeof req.input === "string") texts.push(req.input);
-  } else {
-    for (const m of req.messages ?? []) {
-      if (m.role !== "user") continue;
-      if (typeof m.content === "string") texts.push(m.content);
-      else for (const b of m.content ?? []) if (b.type === "text") texts.push(b.text);
-    }
+    const g = req.generationConfig ?? {};
+    if (g.responseMimeType !== "application/json") return null;
+    return { schema: g.responseJsonSchema ?? g.responseSchema ?? null };
   }
-  return texts.at(-1) ?? "";
+  if (!f || (f.type !== "json_object" && f.type !== "json_schema")) return null;
+  return { schema: f.type === "json_schema" ? (f.json_schema?.schema ?? f.schema ?? null) : null };
+}
+
+/** The request's tool choice: null (auto), "none", "required" or {name}. */
+function toolChoice(wire, req) {
+  if (wire === "gemini") {
+    const c = req.toolConfig?.functionCallingConfig ?? {};
+    const names = asArray(c.allowedFunctionNames);
+    if (c.mode === "NONE") return "none";
+    if (c.mode === "ANY") return names.length === 1 ? { name: names[0] } : "required";
+    return null;
+  }
+  const c = req.tool_choice;
+  if (c === "none" || c?.type === "none") return "none";
+  if (c === "required" || c?.type === "any") return "required";
+  const name = c?.function?.name ?? (c?.type === "auto" ? null : c?.name);
+  return name ? { name } : null;
+}
+
+/** One view of a request of any format (see the top of this file). */
+export function readRequest(wire, req) {
+  const read = { openai: openaiEntries, responses: responsesEntries, anthropic: anthropicEntries };
+  return {
+    tools: declaredTools(wire, req).filter((t) => typeof t.name === "string" && t.name),
+    entries: (read[wire] ?? geminiEntries)(req),
+    format: responseFormat(wire, req),
+    choice: toolChoice(wire, req),
+  };
 }

@@ -34,10 +34,14 @@
 //   echo_key=1                 injected failures quote the credential they
 //                              received (some servers do; skyl must scrub it)
 //
-// Without `fixture`, it runs a scripted tool loop in the wire format of the
-// endpoint: if the request carries no tool result, the model calls the first
-// declared tool (or `get_weather`) with arguments streamed in small pieces;
-// once the request carries tool results, it answers in text quoting them.
+// Without `fixture`, a small rule-based model answers (mock-model.mjs), in
+// the wire format of the endpoint. It reads the last user message and asks
+// for the declared tools it needs, with arguments from the question ("the
+// weather in Kampala, and convert 30 km to miles" → get_weather {city:
+// "Kampala"} and convert_units {value: 30, from: "km", to: "mi"}, in
+// parallel), streamed in small pieces; once the results are in the request,
+// it answers from them in words. Without a fitting tool it says what it can
+// do.
 //
 // Control endpoints: GET /_requests (everything received, with
 // `closedEarly` for connections the client closed before the end), POST
@@ -52,7 +56,8 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { scriptedTurn } from "./mock-model.mjs";
+import { modelTurn } from "./mock-model.mjs";
+import { readRequest } from "./mock-requests.mjs";
 import { httpErrorBody, inbandError, renderTurn } from "./mock-wire.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -135,6 +140,20 @@ async function resourceStream(res, { huge, commentsMs, tiny }) {
       'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
     );
   }
+}
+
+// -------------------------------------------------------------------- model
+
+/** The model's turn for a request, with call ids (unique in the conversation; Gemini's calls have none). */
+function answer(wire, body) {
+  const view = readRequest(wire, body);
+  const turn = modelTurn(view);
+  const before = view.entries.filter((e) => e.kind === "call").length;
+  const calls = turn.calls.map((c, i) => ({
+    id: wire === "gemini" ? null : `call_${c.name}_${before + i + 1}`,
+    ...c,
+  }));
+  return { text: turn.text, calls };
 }
 
 // ------------------------------------------------------------------- server
@@ -232,7 +251,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       const model =
         body?.model ??
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
-      const turn = renderTurn(wire, model, scriptedTurn(wire, body ?? {}));
+      const turn = renderTurn(wire, model, answer(wire, body ?? {}));
       payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
       const inband = opt("inband_error");
       if (inband && stream) {

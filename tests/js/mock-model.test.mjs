@@ -1,0 +1,182 @@
+// The mock provider's model (mock-model.mjs and its parts): it answers the
+// question asked, in every wire format, through skyl as a client would see
+// it: the tools a question needs, in parallel, with arguments from its
+// words; an answer from the results; an honest reply without a tool.
+import { test, describe, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { planCalls } from "./mock-model-intents.mjs";
+import { modelTurn } from "./mock-model.mjs";
+import { readRequest } from "./mock-requests.mjs";
+import { TOOLS, runTool } from "../../www/tools.js";
+
+const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
+const KAMPALA = "What is the weather in Kampala, and convert 30 km to miles?";
+
+let mock;
+before(async () => {
+  mock = await startMock();
+});
+after(async () => {
+  await mock.close();
+});
+beforeEach(() => mock.reset());
+
+/** One streamed turn: {events, response, calls: [{name, args}]}. */
+async function turn(c, messages, extra = {}) {
+  const { events, response, error } = await collect(c.stream({ messages, ...extra }));
+  assert.ifError(error);
+  const calls = events
+    .filter((e) => e.type === "tool_call")
+    .map((e) => ({ name: e.call.name, args: JSON.parse(e.call.arguments) }));
+  return { events, response, calls };
+}
+
+/** Runs the calls of `response` with the demo's tools and appends the results. */
+function runCalls(messages, response) {
+  messages.push(JSON.parse(JSON.stringify(response.message)));
+  const results = [];
+  for (const call of response.toolCalls) {
+    try {
+      const r = runTool(call.name, JSON.parse(call.arguments));
+      results.push(r);
+      messages.push(skyl.toolResultMessage(call.id, r));
+    } catch (e) {
+      results.push(e);
+      messages.push(skyl.toolErrorMessage(call.id, e));
+    }
+  }
+  return results;
+}
+
+describe("the question decides the calls, and the results the answer", () => {
+  for (const provider of PROVIDERS) {
+    test(`${provider}: two things asked, two calls in parallel, an answer quoting both`, async () => {
+      const c = client(mock, provider);
+      const messages = ask(KAMPALA);
+      const first = await turn(c, messages, { tools: TOOLS });
+      assert.deepEqual(first.calls, [
+        { name: "get_weather", args: { city: "Kampala" } },
+        { name: "convert_units", args: { value: 30, from: "km", to: "mi" } },
+      ]);
+      assert.equal(first.response.finishReason, "tool_calls");
+      const [weather, converted] = runCalls(messages, first.response);
+      const final = await turn(c, messages, { tools: TOOLS });
+      assert.deepEqual(final.calls, []);
+      assert.equal(final.response.finishReason, "stop");
+      const joined = /y$|overcast/.test(weather.condition) ? "and" : "with";
+      assert.equal(
+        final.response.text,
+        `It is ${weather.temperatureC} °C ${joined} ${weather.condition} in Kampala. 30 km is ${converted.result.toFixed(2)} miles.`,
+      );
+    });
+  }
+
+  test("Gemini sends parallel calls in one frame, the signature on the first", async () => {
+    const c = client(mock, "gemini");
+    await turn(c, ask(KAMPALA), { tools: TOOLS });
+    const res = await fetch(`${mock.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      body: JSON.stringify(mock.requests[0].body),
+    });
+    const frames = (await res.text()).split("\r\n\r\n").filter(Boolean);
+    const withCalls = frames.filter((f) => f.includes('"functionCall"'));
+    assert.equal(withCalls.length, 1, "Gemini: both functionCall parts in one frame");
+    const parts = JSON.parse(withCalls[0].slice(6)).candidates[0].content.parts;
+    assert.deepEqual(
+      parts.map((p) => [p.functionCall.name, "thoughtSignature" in p]),
+      [
+        ["get_weather", true],
+        ["convert_units", false],
+      ],
+    );
+  });
+
+  test("a second question gets its own tool, not the first one's result", async () => {
+    const c = client(mock, "openai");
+    const messages = ask("What's the weather in Paris?");
+    runCalls(messages, (await turn(c, messages, { tools: TOOLS })).response);
+    messages.push((await turn(c, messages, { tools: TOOLS })).response.message);
+    messages.push(...ask("Calculate 12*7+3"));
+    const second = await turn(c, messages, { tools: TOOLS });
+    assert.deepEqual(second.calls, [{ name: "calculate", args: { expression: "12*7+3" } }]);
+    runCalls(messages, second.response);
+    assert.equal((await turn(c, messages, { tools: TOOLS })).response.text, "12*7+3 = 87.");
+  });
+
+  test("a tool error gets an honest answer", async () => {
+    const c = client(mock, "anthropic");
+    const messages = ask("Convert 30 km to kg");
+    const first = await turn(c, messages, { tools: TOOLS });
+    assert.deepEqual(first.calls, [
+      { name: "convert_units", args: { value: 30, from: "km", to: "kg" } },
+    ]);
+    runCalls(messages, first.response);
+    const final = await turn(c, messages, { tools: TOOLS });
+    assert.equal(
+      final.response.text,
+      "I could not convert units (30 km to kg): cannot convert length to weight.",
+    );
+  });
+
+  for (const provider of PROVIDERS) {
+    test(`${provider}: without a fitting tool, an honest reply`, async () => {
+      const c = client(mock, provider);
+      const joke = await turn(c, ask("Tell me a joke"), { tools: TOOLS });
+      assert.deepEqual(joke.calls, []);
+      assert.equal(joke.response.finishReason, "stop");
+      assert.equal(
+        joke.response.text,
+        "I can only look up the weather, convert units and calculate, so I cannot help with that.",
+      );
+      const vague = await turn(c, ask("What's the weather like?"), { tools: TOOLS });
+      assert.deepEqual(vague.calls, []);
+      assert.equal(
+        vague.response.text,
+        "I can look up the weather, but I need the city. Which city do you mean?",
+      );
+      const none = await turn(c, ask("hi"));
+      assert.equal(
+        none.response.text,
+        "Hello! I am a mock model with no tools in this conversation, so I can only chat.",
+      );
+    });
+  }
+});
+
+describe("the question reader works from any declared tools", () => {
+  const tool = (name, description, properties, required = Object.keys(properties)) => ({
+    name,
+    description,
+    schema: { type: "object", properties, required },
+  });
+  const tools = [
+    tool("get_time", "The time in a time zone.", {
+      zone: { type: "string", enum: ["UTC", "CET"] },
+    }),
+    tool("lookup_stock", "Share price of a ticker symbol.", { symbol: { type: "string" } }),
+    tool("set_alarm", "Set an alarm.", { hour: { type: "integer" }, minute: { type: "integer" } }),
+  ];
+  test("enums, quoted text and numbers", () => {
+    assert.deepEqual(planCalls("What time is it in CET?", tools).calls, [
+      { name: "get_time", args: { zone: "CET" } },
+    ]);
+    assert.deepEqual(planCalls('Look up the stock price of "ACME"', tools).calls, [
+      { name: "lookup_stock", args: { symbol: "ACME" } },
+    ]);
+    assert.deepEqual(planCalls("Set an alarm for 7 30", tools).calls, [
+      { name: "set_alarm", args: { hour: 7, minute: 30 } },
+    ]);
+  });
+
+  test("a forced tool is called even when the question does not fit", () => {
+    const view = readRequest("openai", {
+      messages: [{ role: "user", content: "hello" }],
+      tools: [
+        { type: "function", function: { name: "get_weather", parameters: TOOLS[0].parameters } },
+      ],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+    });
+    assert.deepEqual(modelTurn(view).calls, [{ name: "get_weather", args: { city: "Paris" } }]);
+  });
+});
