@@ -10,8 +10,11 @@
 //   result is an error.
 // - Without a tool that fits, it says what it can do, from the declared
 //   tools; it asks when the question lacks what a tool needs.
+// - With a structured-output format, its answer is JSON of that schema
+//   (mock-model-json.mjs).
 // - `reasoning` is a short account of what it does and why.
-import { forcedArguments, planCalls, unitCode } from "./mock-model-intents.mjs";
+import { facts as factsOf, forcedArguments, planCalls, unitCode } from "./mock-model-intents.mjs";
+import { structuredAnswer } from "./mock-model-json.mjs";
 import { parseJSON } from "./mock-requests.mjs";
 
 const list = (items) =>
@@ -168,21 +171,33 @@ function answered(after) {
     });
 }
 
+/** What the question says, for structured answers. */
+const questionFacts = (text) => ({ ...factsOf(text), question: text });
+
 const GREETING = /^\s*(?:hi|hello|hey|howdy|greetings|good (?:morning|afternoon|evening))\b/i;
 
 /** The answer once the tools have answered: from their results. */
-function fromResults(results) {
+function fromResults(q, results, format) {
   const words = results.map((r) => sentence(r.call, r.value, r.isError)).join(" ");
   const reasoning = `I have ${list(
     results.map(
       (r) => `${r.isError ? "an error from" : "the result of"} ${r.call?.name ?? "a tool"}`,
     ),
   )}; I will answer from ${results.length === 1 ? "it" : "them"}.`;
-  return { reasoning, text: words, calls: [] };
+  if (!format) return { reasoning, text: words, calls: [] };
+  const facts = {
+    ...questionFacts(q),
+    results: results.filter((r) => !r.isError).map((r) => r.value),
+  };
+  return {
+    reasoning: `${reasoning} The answer must be JSON.`,
+    text: structuredAnswer(format.schema, facts, words),
+    calls: [],
+  };
 }
 
 /** The turn for a question: the calls it needs, or a reply in words. */
-function toQuestion(q, tools, choice) {
+function toQuestion(q, tools, choice, format) {
   const plan = planCalls(q, tools);
   if (!plan.calls.length && choice && choice !== "none") {
     const forced =
@@ -195,10 +210,18 @@ function toQuestion(q, tools, choice) {
       reasoning: `The user wants ${list(plan.calls.map(need))}. I will call ${list(
         plan.calls.map((c) => `${c.name} ${JSON.stringify(c.args)}`),
       )}${plan.calls.length > 1 ? " in parallel" : ""}.`,
-      text: lookup ? "Let me look that up." : "Let me work that out.",
+      text: format ? "" : lookup ? "Let me look that up." : "Let me work that out.",
       calls: plan.calls,
     };
   }
+  if (format)
+    return {
+      reasoning:
+        "The answer must be JSON of the given schema; I fill what the question says and leave the rest to the schema's defaults.",
+      // No result to say anything from: free-text fields stay unknown.
+      text: structuredAnswer(format.schema, questionFacts(q), ""),
+      calls: [],
+    };
   if (plan.missing.length) {
     const { tool, keys } = plan.missing[0];
     return {
@@ -227,11 +250,11 @@ function toQuestion(q, tools, choice) {
 
 /** The turn for a request read by mock-requests.mjs's readRequest. */
 export function modelTurn(view) {
-  const { tools, entries, choice } = view;
+  const { tools, entries, format, choice } = view;
   const at = entries.findLastIndex((e) => e.kind === "user");
   const question = at < 0 ? { text: "" } : entries[at];
   const q = question.text.trim();
   const results = answered(entries.slice(at + 1));
-  if (results.length) return fromResults(results);
-  return toQuestion(q, choice === "none" ? [] : tools, choice);
+  if (results.length) return fromResults(q, results, format);
+  return toQuestion(q, choice === "none" ? [] : tools, choice, format);
 }

@@ -1,7 +1,8 @@
 // The mock provider's model (mock-model.mjs and its parts): it answers the
 // question asked, in every wire format, through skyl as a client would see
 // it: the tools a question needs, in parallel, with arguments from its
-// words; an answer from the results; an honest reply without a tool.
+// words; an answer from the results; an honest reply without a tool;
+// structured output of the schema.
 import { test, describe, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
@@ -142,6 +143,63 @@ describe("the question decides the calls, and the results the answer", () => {
       );
     });
   }
+});
+
+describe("structured output", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      city: { type: "string" },
+      temperatureC: { type: "number" },
+      condition: { type: "string" },
+    },
+    required: ["city", "temperatureC", "condition"],
+    additionalProperties: false,
+  };
+  const responseFormat = { type: "json_schema", name: "weather", schema };
+  const conforms = (value) => {
+    assert.deepEqual(Object.keys(value).sort(), ["city", "condition", "temperatureC"]);
+    assert.equal(typeof value.city, "string");
+    assert.equal(typeof value.temperatureC, "number");
+    assert.equal(typeof value.condition, "string");
+  };
+
+  for (const provider of PROVIDERS) {
+    test(`${provider}: JSON of the schema, values from the question, streamed in pieces`, async () => {
+      const c = client(mock, provider);
+      const { events, response } = await turn(c, ask("What is the weather in Lima?"), {
+        responseFormat,
+      });
+      const value = JSON.parse(response.text);
+      conforms(value);
+      assert.equal(value.city, "Lima");
+      assert.ok(events.filter((e) => e.type === "text").length > 3, "streamed in pieces");
+    });
+  }
+
+  test("with tools: the call first, then JSON from its result", async () => {
+    const c = client(mock, "responses");
+    const messages = ask("What is the weather in Lima?");
+    const first = await turn(c, messages, { tools: TOOLS, responseFormat });
+    assert.deepEqual(first.calls, [{ name: "get_weather", args: { city: "Lima" } }]);
+    const [weather] = runCalls(messages, first.response);
+    const final = await turn(c, messages, { tools: TOOLS, responseFormat });
+    const value = JSON.parse(final.response.text);
+    conforms(value);
+    assert.deepEqual(value, {
+      city: "Lima",
+      temperatureC: weather.temperatureC,
+      condition: weather.condition,
+    });
+  });
+
+  test("JSON mode without a schema: an object with what is known", async () => {
+    const c = client(mock, "openai");
+    const { response } = await turn(c, ask("What is (3+4)*2?"), {
+      responseFormat: { type: "json" },
+    });
+    assert.equal(JSON.parse(response.text).expression, "(3+4)*2");
+  });
 });
 
 describe("the question reader works from any declared tools", () => {
