@@ -1,6 +1,6 @@
 // The mock model's structured output: a JSON value that conforms to the
 // schema a request gives, filled from what it knows (the question's place,
-// numbers, units and expression; tool results), and
+// numbers, units and expression; tool results; an attached file), and
 // otherwise from the schema's own default, examples or bounds.
 
 import { escapeRegExp } from "./mock-model-intents.mjs";
@@ -59,6 +59,12 @@ function known(facts, key) {
   if (c && /^(value|amount|quantity)$/.test(k)) return c.value;
   if (c && /^(from|fromunit|unitfrom|source)$/.test(k)) return c.from;
   if (c && /^(to|tounit|unitto|target)$/.test(k)) return c.to;
+  const file = facts.file;
+  if (file && /^(filename|file|name|title)$/.test(k) && file.filename) return file.filename;
+  if (file && /^(pages|pagecount|numpages)$/.test(k) && file.pages != null) return file.pages;
+  if (file && /^(text|content|contents|summary)$/.test(k) && file.text) return file.text;
+  if (file && /^(mediatype|mimetype|type)$/.test(k) && file.mediaType) return file.mediaType;
+  if (file && /^(size|bytes|sizebytes)$/.test(k) && file.size != null) return file.size;
   // Free text: what the model would have said in words, when it knows.
   const freeText =
     /answer|summary|description|advice|comment|note|explanation|message|reply|details/;

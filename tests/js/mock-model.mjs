@@ -11,8 +11,10 @@
 // - Without a tool that fits, it says what it can do, from the declared
 //   tools; it asks when the question lacks what a tool needs.
 // - With a structured-output format, its answer is JSON of that schema
-//   (mock-model-json.mjs).
+//   (mock-model-json.mjs); with a file attached, it answers about the file
+//   (mock-model-files.mjs).
 // - `reasoning` is a short account of what it does and why.
+import { describeFile, fileFacts } from "./mock-model-files.mjs";
 import { facts as factsOf, forcedArguments, planCalls, unitCode } from "./mock-model-intents.mjs";
 import { structuredAnswer } from "./mock-model-json.mjs";
 import { parseJSON } from "./mock-requests.mjs";
@@ -196,6 +198,19 @@ function fromResults(q, results, format) {
   };
 }
 
+/** The answer about files that came with the question. */
+function aboutFiles(q, attached, format) {
+  const files = attached.map(fileFacts);
+  const words = files.map(describeFile).join(" ");
+  const named = files.map(
+    (f) => `${f.filename ?? "a file"} (${f.mediaType}${f.size != null ? `, ${f.size} bytes` : ""})`,
+  );
+  const reasoning = `The message carries ${list(named)}; I describe what I can read of ${files.length === 1 ? "it" : "them"}.`;
+  if (!format) return { reasoning, text: words, calls: [] };
+  const facts = { ...questionFacts(q), file: files[0] };
+  return { reasoning, text: structuredAnswer(format.schema, facts, words), calls: [] };
+}
+
 /** The turn for a question: the calls it needs, or a reply in words. */
 function toQuestion(q, tools, choice, format) {
   const plan = planCalls(q, tools);
@@ -252,9 +267,10 @@ function toQuestion(q, tools, choice, format) {
 export function modelTurn(view) {
   const { tools, entries, format, choice } = view;
   const at = entries.findLastIndex((e) => e.kind === "user");
-  const question = at < 0 ? { text: "" } : entries[at];
+  const question = at < 0 ? { text: "", files: [] } : entries[at];
   const q = question.text.trim();
   const results = answered(entries.slice(at + 1));
   if (results.length) return fromResults(q, results, format);
+  if (question.files.length) return aboutFiles(q, question.files, format);
   return toQuestion(q, choice === "none" ? [] : tools, choice, format);
 }

@@ -2,13 +2,15 @@
 // question asked, in every wire format, through skyl as a client would see
 // it: the tools a question needs, in parallel, with arguments from its
 // words; an answer from the results; an honest reply without a tool;
-// structured output of the schema.
+// structured output of the schema; an answer about an attached PDF.
 import { test, describe, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { readPdf } from "./mock-model-files.mjs";
 import { planCalls } from "./mock-model-intents.mjs";
 import { modelTurn } from "./mock-model.mjs";
 import { readRequest } from "./mock-requests.mjs";
+import { makePdf } from "../../www/examples.js";
 import { TOOLS, runTool } from "../../www/tools.js";
 
 const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
@@ -199,6 +201,69 @@ describe("structured output", () => {
       responseFormat: { type: "json" },
     });
     assert.equal(JSON.parse(response.text).expression, "(3+4)*2");
+  });
+});
+
+describe("files", () => {
+  // The demo page's own PDF maker: a real one-page document.
+  const pdf = Buffer.from(makePdf(["Invoice 42 (paid)", "Total: 99 EUR"]));
+  const part = {
+    type: "file",
+    data: pdf.toString("base64"),
+    mediaType: "application/pdf",
+    filename: "invoice.pdf",
+  };
+  for (const provider of PROVIDERS) {
+    test(`${provider}: an attached PDF is described and quoted`, async () => {
+      const c = client(mock, provider);
+      const messages = [
+        { role: "user", parts: [{ type: "text", text: "What does this say?" }, part] },
+      ];
+      const { response } = await turn(c, messages, { tools: TOOLS });
+      // Gemini's inlineData has no file name.
+      const name = provider === "gemini" ? "The attached file" : "invoice.pdf";
+      assert.equal(
+        response.text,
+        `${name} (application/pdf, ${pdf.length} bytes) is a PDF with 1 page. Its text reads: "Invoice 42 (paid) Total: 99 EUR".`,
+      );
+    });
+  }
+
+  test("the PDF reader: escapes, TJ arrays, hex strings, pages; any bytes without throwing", () => {
+    const body =
+      "BT (a\\(b\\)c\\101) Tj 0 -20 Td [(Hel) -20 (lo) -300 (world)] TJ T* <48692e> Tj ET";
+    const doc = Buffer.from(
+      `%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n2 0 obj << /Type /Page >> endobj\n3 0 obj << /Length ${body.length} >>\nstream\n${body}\nendstream endobj\n4 0 obj << /Filter /FlateDecode /Length 3 >>\nstream\nxyz\nendstream endobj\n%%EOF`,
+      "latin1",
+    );
+    assert.deepEqual(readPdf(doc), {
+      pdf: true,
+      pages: 2,
+      text: "a(b)cA Hello world Hi.",
+      compressed: true,
+    });
+    for (const junk of [
+      Buffer.alloc(0),
+      Buffer.from("%PDF-1.7 stream (unclosed [ <4"),
+      Buffer.from("not a pdf"),
+      Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256)),
+    ])
+      assert.doesNotThrow(() => readPdf(junk));
+  });
+
+  test("a URL file is named, not fetched", () => {
+    const view = readRequest("anthropic", {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Summarise this" },
+            { type: "document", source: { type: "url", url: "https://example.com/a.pdf" } },
+          ],
+        },
+      ],
+    });
+    assert.match(modelTurn(view).text, /https:\/\/example\.com\/a\.pdf; I cannot fetch it/);
   });
 });
 

@@ -41,7 +41,9 @@
 // "Kampala"} and convert_units {value: 30, from: "km", to: "mi"}, in
 // parallel), streamed in small pieces; once the results are in the request,
 // it answers from them in words. Without a fitting tool it says what it can
-// do. It answers JSON of the schema when structured output is asked for.
+// do. It answers JSON of the schema when structured output is asked for,
+// and about the file when one is attached (for a simple PDF: its pages and
+// text).
 //
 // Control endpoints: GET /_requests (everything received, with
 // `closedEarly` for connections the client closed before the end), POST
