@@ -30,7 +30,22 @@ describe("tool loop", () => {
       assert.deepEqual(JSON.parse(calls[0].call.arguments), { city: "Paris" });
       assert.equal(response.finishReason, "tool_calls");
       assert.equal(response.text, "Let me look that up.");
-      // Replay through JSON, as an app that stores its history would.
+      // Reasoning comes first in the formats that have it; Chat Completions has none.
+      const reasoning = events.filter((e) => e.type === "reasoning");
+      assert.equal(reasoning.length > 0, provider !== "openai", "reasoning events");
+      if (reasoning.length)
+        assert.match(
+          response.reasoning,
+          /weather in Paris\. I will call get_weather \{"city":"Paris"\}/,
+        );
+      assert.ok(
+        events.findIndex((e) => e.type === "reasoning") <
+          events.findIndex((e) => e.type === "text"),
+        "reasoning before text",
+      );
+
+      // Replay through JSON, as an app that stores its history would (with
+      // the reasoning and its signature, where the format has them).
       const history = JSON.parse(JSON.stringify([...messages, response.message]));
       for (const call of response.toolCalls)
         history.push(skyl.toolResultMessage(call.id, { temp: 21 }));

@@ -13,7 +13,8 @@
 // - With a structured-output format, its answer is JSON of that schema
 //   (mock-model-json.mjs); with a file attached, it answers about the file
 //   (mock-model-files.mjs).
-// - `reasoning` is a short account of what it does and why.
+// - `reasoning` is a short account of what it does and why, which the
+//   formats that have reasoning stream first.
 import { describeFile, fileFacts } from "./mock-model-files.mjs";
 import { facts as factsOf, forcedArguments, planCalls, unitCode } from "./mock-model-intents.mjs";
 import { structuredAnswer } from "./mock-model-json.mjs";

@@ -63,6 +63,11 @@ describe("the question decides the calls, and the results the answer", () => {
         { name: "convert_units", args: { value: 30, from: "km", to: "mi" } },
       ]);
       assert.equal(first.response.finishReason, "tool_calls");
+      assert.equal(
+        first.events.some((e) => e.type === "reasoning"),
+        provider !== "openai",
+        "a reasoning block where the format has one",
+      );
       const [weather, converted] = runCalls(messages, first.response);
       const final = await turn(c, messages, { tools: TOOLS });
       assert.deepEqual(final.calls, []);
@@ -145,6 +150,13 @@ describe("the question decides the calls, and the results the answer", () => {
       );
     });
   }
+
+  test("reasoning=0 leaves the reasoning block out", async () => {
+    const c = client(mock, "anthropic", { mockOptions: { reasoning: 0 } });
+    const { events } = await turn(c, ask(KAMPALA), { tools: TOOLS });
+    assert.equal(events.filter((e) => e.type === "reasoning").length, 0);
+    assert.equal(events.filter((e) => e.type === "tool_call").length, 2);
+  });
 });
 
 describe("structured output", () => {

@@ -8,6 +8,7 @@
 //            {kind: "call", id, name, args}  a call the assistant made
 //            {kind: "result", id, name, content, isError}
 //   format   null, or {schema} for structured output (schema null: any JSON)
+//   thinking false when the request turns reasoning off, else null
 //   choice   null (auto), "none", "required", or {name} (that tool)
 // A file is {filename, mediaType, data (a Buffer) or url or fileId}.
 
@@ -276,6 +277,28 @@ export function responseFormat(wire, req) {
   return { schema: f.type === "json_schema" ? (f.json_schema?.schema ?? f.schema ?? null) : null };
 }
 
+/** False when the request turns reasoning off in its own terms, else null. */
+function thinkingSetting(wire, req) {
+  if (wire === "anthropic") return req.thinking?.type === "disabled" ? false : null;
+  if (wire === "gemini") {
+    const t = req.generationConfig?.thinkingConfig ?? {};
+    return t.includeThoughts === false || t.thinkingBudget === 0 ? false : null;
+  }
+  if (wire === "responses") return req.reasoning?.effort === "none" ? false : null;
+  return null;
+}
+
+/**
+ * Whether a Chat Completions request comes from an OpenAI-compatible
+ * client rather than one for OpenAI itself: the two share the endpoint, and
+ * only a compatible server (DeepSeek and others) streams reasoning_content.
+ * skyl's `openaicompat` says `max_tokens` (OpenAI: `max_completion_tokens`)
+ * and streams without `stream_options` unless asked for usage.
+ */
+export function looksCompat(req) {
+  return "max_tokens" in req || (req.stream === true && !("stream_options" in req));
+}
+
 /** The request's tool choice: null (auto), "none", "required" or {name}. */
 function toolChoice(wire, req) {
   if (wire === "gemini") {
@@ -299,6 +322,7 @@ export function readRequest(wire, req) {
     tools: declaredTools(wire, req).filter((t) => typeof t.name === "string" && t.name),
     entries: (read[wire] ?? geminiEntries)(req),
     format: responseFormat(wire, req),
+    thinking: thinkingSetting(wire, req),
     choice: toolChoice(wire, req),
   };
 }

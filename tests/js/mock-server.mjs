@@ -33,6 +33,8 @@
 //   tiny_events=<n>            an OpenAI-format stream of n one-character deltas
 //   echo_key=1                 injected failures quote the credential they
 //                              received (some servers do; skyl must scrub it)
+//   reasoning=0|1              leave out (0) or send (1) the reasoning block;
+//                              the default is below
 //
 // Without `fixture`, a small rule-based model answers (mock-model.mjs), in
 // the wire format of the endpoint. It reads the last user message and asks
@@ -42,8 +44,12 @@
 // parallel), streamed in small pieces; once the results are in the request,
 // it answers from them in words. Without a fitting tool it says what it can
 // do. It answers JSON of the schema when structured output is asked for,
-// and about the file when one is attached (for a simple PDF: its pages and
-// text).
+// and about the file when one is attached. It streams a short reasoning
+// block first in the formats that have one: Anthropic, Gemini, Responses,
+// and Chat Completions from an OpenAI-compatible client (skyl's
+// `openaicompat`: `max_tokens`, or streamed without `stream_options`), as
+// DeepSeek's `reasoning_content`; not to OpenAI's own Chat Completions
+// clients, and not when the request turns thinking off.
 //
 // Control endpoints: GET /_requests (everything received, with
 // `closedEarly` for connections the client closed before the end), POST
@@ -59,8 +65,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { modelTurn } from "./mock-model.mjs";
-import { readRequest } from "./mock-requests.mjs";
-import { httpErrorBody, inbandError, renderTurn } from "./mock-wire.mjs";
+import { looksCompat, readRequest } from "./mock-requests.mjs";
+import { httpErrorBody, renderTurn, withInbandError } from "./mock-wire.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CONFORMANCE = path.resolve(here, "../fixtures/conformance");
@@ -146,8 +152,15 @@ async function resourceStream(res, { huge, commentsMs, tiny }) {
 
 // -------------------------------------------------------------------- model
 
-/** The model's turn for a request, with call ids (unique in the conversation; Gemini's calls have none). */
-function answer(wire, body) {
+const tokens = (s) => Math.ceil(s.length / 4);
+
+/**
+ * The model's turn for a request, ready to render: call ids (unique in the
+ * conversation; Gemini's calls have none), rough token counts, and the
+ * reasoning kept only where the format has it and the request did not turn
+ * it off (`reasoning`: the mock option, "0" or "1", wins).
+ */
+function answer(wire, body, raw, reasoning) {
   const view = readRequest(wire, body);
   const turn = modelTurn(view);
   const before = view.entries.filter((e) => e.kind === "call").length;
@@ -155,7 +168,23 @@ function answer(wire, body) {
     id: wire === "gemini" ? null : `call_${c.name}_${before + i + 1}`,
     ...c,
   }));
-  return { text: turn.text, calls };
+  const wanted =
+    reasoning != null
+      ? reasoning !== "0"
+      : view.thinking !== false && (wire !== "openai" || looksCompat(body));
+  const thought = wanted ? turn.reasoning : "";
+  const output = tokens(turn.text) + tokens(JSON.stringify(calls.map((c) => c.args)));
+  return {
+    reasoning: thought,
+    text: turn.text,
+    calls,
+    usage: {
+      input: Math.max(1, tokens(raw)),
+      output: output + tokens(thought),
+      reasoning: tokens(thought),
+    },
+    encrypted: Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content"),
+  };
 }
 
 // ------------------------------------------------------------------- server
@@ -253,30 +282,11 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       const model =
         body?.model ??
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
-      const turn = renderTurn(wire, model, answer(wire, body ?? {}));
+      const turn = renderTurn(wire, model, answer(wire, body ?? {}, raw, opt("reasoning")));
       payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
       const inband = opt("inband_error");
-      if (inband && stream) {
-        const text = payload.toString("utf8");
-        const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
-        const frames = text.split(sep).filter(Boolean);
-        // Before any content (a Responses stream has said response.created
-        // and in_progress by then), or after the first text-bearing frame.
-        const cut =
-          inband === "start"
-            ? wire === "responses"
-              ? frames.findIndex((f) => f.startsWith("event: response.output_item.added"))
-              : 0
-            : frames.findIndex((f) =>
-                /"content":"[^"]|text_delta|"text":"[^"]|output_text\.delta/.test(f),
-              ) + 1;
-        payload = Buffer.from(
-          frames
-            .slice(0, cut)
-            .map((f) => f + sep)
-            .join("") + inbandError(wire, cut),
-        );
-      }
+      if (inband && stream)
+        payload = Buffer.from(withInbandError(wire, payload.toString("utf8"), inband));
     }
 
     if (opt("huge_event") || opt("comments_ms") || opt("tiny_events")) {
