@@ -311,6 +311,17 @@ describe("retries", () => {
   }
 });
 
+test("the mock's option headers may spell an option with - or _", async () => {
+  for (const header of ["x-mock-inband-error", "x-mock-inband_error"]) {
+    const res = await fetch(`${mock.url}/v1/messages`, {
+      method: "POST",
+      headers: { [header]: "start" },
+      body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    assert.match(await res.text(), /^event: error\n.*overloaded_error/, header);
+  }
+});
+
 describe("timeouts", () => {
   test("first-byte timeout", async () => {
     const c = client(mock, "openai", {

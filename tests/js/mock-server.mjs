@@ -9,7 +9,8 @@
 //                                                  the body says stream: true)
 //
 // What it answers is chosen per request, by query parameters on the base URL
-// or `x-mock-*` headers (headers win):
+// or `x-mock-*` headers (headers win; `x-mock-inband-error` and
+// `x-mock-inband_error` are the same):
 //
 //   fixture=<adapter>/<case>   replay a recorded body from
 //                              tests/fixtures/conformance (status from the
@@ -221,7 +222,9 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       body = null;
     }
     const opt = (name) =>
-      req.headers[`x-mock-${name.replace(/_/g, "-")}`] ?? url.searchParams.get(name);
+      req.headers[`x-mock-${name.replace(/_/g, "-")}`] ??
+      req.headers[`x-mock-${name}`] ??
+      url.searchParams.get(name);
     const record = {
       method: req.method,
       path: url.pathname,
