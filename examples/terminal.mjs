@@ -1,10 +1,13 @@
 // A streamed, tool-calling conversation in the terminal, with the built
 // package: every event as it arrives, for each of the five wire formats.
-// Against the mock provider (MOCK_URL), or a real provider when its key is
-// in the environment (OPENAI_API_KEY for openai and responses,
-// ANTHROPIC_API_KEY, GEMINI_API_KEY).
-//   node examples/terminal.mjs [provider ...]
-import { Client, toolResultMessage } from "../pkg/node.js";
+// Each format gets its own questions: one that needs two tools at once (two
+// calls in one turn, run, then answered from their results), then a
+// follow-up that needs another tool. Against the mock provider (MOCK_URL),
+// whose model reads the question (tests/js/mock-model.mjs), or a real
+// provider when its key is in the environment (OPENAI_API_KEY for openai and
+// responses, ANTHROPIC_API_KEY, GEMINI_API_KEY).
+//   node examples/terminal.mjs [provider ...] [--ask "a question"]
+import { Client, toolErrorMessage, toolResultMessage } from "../pkg/node.js";
 import { TOOLS, runTool } from "../www/tools.js";
 
 const MOCK = process.env.MOCK_URL ?? "http://127.0.0.1:8788";
@@ -14,10 +17,45 @@ const REAL = {
   anthropic: ["ANTHROPIC_API_KEY", "claude-sonnet-4-5"],
   gemini: ["GEMINI_API_KEY", "gemini-2.5-flash"],
 };
+const QUESTIONS = {
+  openai: ["What is the weather in Kampala, and convert 30 km to miles?", "Calculate 12*7+3"],
+  openaicompat: ["What's the weather in Paris and in Rome?", "What is (3+4)*2?"],
+  anthropic: ["How warm is it in Rio de Janeiro, and what is 2^10?", "Convert 100 F to C"],
+  gemini: ["What is the weather in New York, and convert 5 kg to pounds?", "Tell me a joke"],
+  responses: ["Convert 10 km to miles and 3 m to feet", "Is it raining in São Paulo?"],
+};
 const dim = (s) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
-async function conversation(provider) {
+/** Streams one turn, printing each event; returns the response. */
+async function turn(client, messages) {
+  const stream = client.stream({ messages, tools: TOOLS, maxTokens: 512 });
+  let line = null;
+  for await (const ev of stream) {
+    if (ev.type === "text" || ev.type === "reasoning") {
+      if (line !== ev.type) {
+        if (line) process.stdout.write("\n");
+        process.stdout.write(`${ev.type.padEnd(10)} `);
+        line = ev.type;
+      }
+      process.stdout.write(ev.type === "text" ? ev.text : dim(ev.text));
+      continue;
+    }
+    if (line) {
+      process.stdout.write("\n");
+      line = null;
+    }
+    if (ev.type === "tool_call")
+      console.log(`tool_call  ${ev.call.name} ${ev.call.arguments} ${dim(`(id ${ev.call.id})`)}`);
+    if (ev.type === "usage")
+      console.log(dim(`usage      in ${ev.usage.input ?? "?"} out ${ev.usage.output ?? "?"}`));
+    if (ev.type === "warning") console.log(`warning    ${ev.message}`);
+    if (ev.type === "finish") console.log(dim(`finish     ${ev.response.finishReason}`));
+  }
+  return stream.response();
+}
+
+async function conversation(provider, questions) {
   const [keyVar, model] = REAL[provider] ?? [];
   const key = keyVar && process.env[keyVar];
   const client = new Client(
@@ -32,46 +70,34 @@ async function conversation(provider) {
   console.log(
     bold(`\n━━ ${provider} ${key ? `(live, ${model})` : "(mock provider, real wire format)"}`),
   );
-  const messages = [
-    { role: "user", parts: [{ type: "text", text: "What's the weather in Paris?" }] },
-  ];
-  console.log(`user       What's the weather in Paris?`);
-  for (let turn = 0; turn < 4; turn++) {
-    const stream = client.stream({ messages, tools: TOOLS, maxTokens: 512 });
-    let line = null;
-    for await (const ev of stream) {
-      if (ev.type === "text" || ev.type === "reasoning") {
-        if (line !== ev.type) {
-          if (line) process.stdout.write("\n");
-          process.stdout.write(`${ev.type.padEnd(10)} `);
-          line = ev.type;
+  const messages = [];
+  for (const question of questions) {
+    console.log(bold(`user       ${question}`));
+    messages.push({ role: "user", parts: [{ type: "text", text: question }] });
+    // The tool loop: the model's turn, the calls run here, until it answers.
+    for (let step = 0; step < 4; step++) {
+      const res = await turn(client, messages);
+      messages.push(res.message);
+      if (res.toolCalls.length === 0) break;
+      for (const call of res.toolCalls) {
+        try {
+          const result = runTool(call.name, JSON.parse(call.arguments));
+          console.log(`tool       ${call.name} → ${JSON.stringify(result)}`);
+          messages.push(toolResultMessage(call.id, result));
+        } catch (e) {
+          console.log(`tool       ${call.name} → error: ${e.message}`);
+          messages.push(toolErrorMessage(call.id, e));
         }
-        process.stdout.write(ev.type === "text" ? ev.text : dim(ev.text));
-        continue;
       }
-      if (line) {
-        process.stdout.write("\n");
-        line = null;
-      }
-      if (ev.type === "tool_call")
-        console.log(`tool_call  ${ev.call.name} ${ev.call.arguments} ${dim(`(id ${ev.call.id})`)}`);
-      if (ev.type === "usage")
-        console.log(dim(`usage      in ${ev.usage.input ?? "?"} out ${ev.usage.output ?? "?"}`));
-      if (ev.type === "warning") console.log(`warning    ${ev.message}`);
-      if (ev.type === "finish") console.log(dim(`finish     ${ev.response.finishReason}`));
-    }
-    const res = await stream.response();
-    messages.push(res.message);
-    if (res.toolCalls.length === 0) return;
-    for (const call of res.toolCalls) {
-      const result = runTool(call.name, JSON.parse(call.arguments));
-      console.log(`tool       ${call.name} → ${JSON.stringify(result)}`);
-      messages.push(toolResultMessage(call.id, result));
     }
   }
 }
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const ask = args.indexOf("--ask");
+const question = ask >= 0 ? args[ask + 1] : null;
+const wanted = ask >= 0 ? args.filter((_, i) => i !== ask && i !== ask + 1) : args;
 for (const p of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
-  if (wanted.length === 0 || wanted.includes(p)) await conversation(p);
+  if (wanted.length === 0 || wanted.includes(p))
+    await conversation(p, question ? [question] : QUESTIONS[p]);
 }
