@@ -245,8 +245,11 @@ export class Chat {
   failed(e) {
     this.showError(e);
     this.status(`error: ${e?.name ?? "Error"}`);
-    for (const card of this.handed ?? [])
+    const held = this.handed ?? [];
+    for (const card of held) {
+      card.classList.add("held");
       setCardState(card, "not run: the turn did not finish", "warn");
+    }
     const facts = [
       e?.code && `code ${e.code}`,
       e?.inBand && "in-band (inside a 200 response)",
@@ -256,6 +259,14 @@ export class Chat {
     ].filter(Boolean);
     const box = this.column.add(el("div", "failure"));
     box.append(el("div", "label", `${e?.name ?? "Error"} · ${facts.join(" · ")}`));
+    if (held.length)
+      box.append(
+        el(
+          "div",
+          "held-note",
+          `${held.length} whole call(s) had been handed out before the error; the page runs calls only from a turn that finished.`,
+        ),
+      );
     const partial = e?.partial;
     if (partial) {
       if (partial.text)
