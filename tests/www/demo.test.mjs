@@ -1,141 +1,128 @@
-// The demo as a person uses it: the chat page in headless Chromium
-// (playwright-core, Debian's /usr/bin/chromium), the Worker in workerd
-// (wrangler dev) and the mock provider, all on loopback. Screenshots go to
-// target/test-artifacts/.
+// The demo's chat as a person uses it, in headless Chromium: each provider's
+// tool loop via the Worker (workerd) answers the question asked, with the
+// right tool and the arguments taken from the question; stop; the direct
+// route; the Worker's API.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import net from "node:net";
-import { fileURLToPath } from "node:url";
-import { startMock } from "../js/mock-server.mjs";
-import { startStatic } from "../../www/serve.mjs";
-import { startWorker } from "../../www/worker/start.mjs";
+import { startDemo, PROVIDERS, ask, cards, texts, shot, statusMatches } from "./page.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const artifacts = path.join(root, "target/test-artifacts");
-fs.mkdirSync(artifacts, { recursive: true });
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-let mock, worker, site, context;
+let demo;
 before(async () => {
-  mock = await startMock();
-  // No keys: the Worker must use the mock for every provider.
-  worker = await startWorker({ port: await freePort(), mockURL: mock.url, env: {} });
-  site = await startStatic();
-  const { chromium } = await import("playwright-core");
-  context = await chromium.launchPersistentContext(
-    fs.mkdtempSync(path.join(os.tmpdir(), "skyl-www-")),
-    {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      viewport: { width: 1100, height: 900 },
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
-  );
+  demo = await startDemo();
 });
-after(async () => {
-  await context?.close();
-  worker?.stop();
-  await site?.close();
-  await mock?.close();
-});
+after(() => demo?.stop());
 
-async function open(provider, extra = "") {
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(
-    `${site.url}/?worker=${encodeURIComponent(worker.url)}&provider=${provider}${extra}`,
-  );
-  await page.waitForSelector("body[data-ready='1']", { timeout: 15000 });
-  return { page, errors };
-}
+/** A number as an answer quotes it: to two decimals at most. */
+const rounded = (x) => String(Math.round(x * 100) / 100);
 
-const finalText = (page) => page.$$eval(".msg.assistant", (els) => els.map((e) => e.textContent));
+// Three questions in one conversation: each answer must come from its own
+// question's tool result, never from an earlier one.
+const QUESTIONS = [
+  {
+    text: "What's the weather in Kampala?",
+    name: "get_weather",
+    args: { city: "Kampala" },
+    answer: (r) => [r.city, String(r.temperatureC), r.condition],
+  },
+  {
+    text: "Convert 30 km to miles",
+    name: "convert_units",
+    args: { value: 30, from: "km", to: "mi" },
+    answer: (r) => [rounded(r.result)],
+  },
+  {
+    text: "Calculate 12*7+3",
+    name: "calculate",
+    args: { expression: "12*7+3" },
+    answer: (r) => [rounded(r.result)],
+  },
+];
 
-for (const provider of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
-  test(`${provider}: a question, a tool card, the final answer (via the Worker)`, async () => {
-    const { page, errors } = await open(provider);
+for (const provider of PROVIDERS) {
+  test(`${provider}: three questions, each answered from its own tool call (via the Worker)`, async () => {
+    const { page, errors } = await demo.open(provider);
     assert.match(await page.textContent("#mode"), /mock provider/);
-    await page.click("text=What's the weather in Paris?");
-    await page.waitForSelector(".card .state.ok", { timeout: 15000 });
-    await page.waitForFunction(
-      () => document.getElementById("status").textContent.startsWith("finish: stop"),
-      null,
-      { timeout: 15000 },
-    );
-    assert.equal(await page.textContent(".card .name"), "get_weather");
-    assert.deepEqual(JSON.parse(await page.textContent(".card .args")), { city: "Paris" });
-    const result = JSON.parse(await page.textContent(".card .result"));
-    assert.equal(result.city, "Paris");
-    const texts = await finalText(page);
-    assert.equal(texts[0], "Let me look that up.");
-    assert.match(
-      texts.at(-1),
-      new RegExp(`temperatureC ${result.temperatureC}, condition ${result.condition}`),
-    );
+    for (const [i, q] of QUESTIONS.entries()) {
+      await ask(page, q.text);
+      await statusMatches(page, /^finish: stop/);
+      const all = await cards(page);
+      assert.equal(all.length, i + 1, `one call per question (${q.text})`);
+      const card = all[i];
+      assert.equal(card.name, q.name, q.text);
+      assert.deepEqual(card.args, q.args, q.text);
+      assert.equal(card.state, "done");
+      const result = JSON.parse(card.result);
+      const answer = (await texts(page)).at(-1);
+      for (const fact of q.answer(result))
+        assert.ok(answer.includes(fact), `the answer ${JSON.stringify(answer)} quotes ${fact}`);
+    }
     assert.equal(await page.isVisible("#error"), false);
-    await page.screenshot({ path: path.join(artifacts, `www-${provider}.png`), fullPage: true });
+    await shot(page, `www-${provider}`);
     assert.deepEqual(errors, []);
     await page.close();
   });
 }
 
-test("the stop button aborts a slow stream, and the Worker cancels the upstream call", async () => {
-  const { page } = await open("anthropic");
-  await page.check("#slow");
-  mock.reset();
-  await page.click("text=Convert 10 km to miles");
-  await page.waitForSelector(".msg.assistant.streaming", { timeout: 15000 });
-  await page.click("#stop");
-  await page.waitForFunction(
-    () => document.getElementById("status").textContent === "stopped",
-    null,
-    { timeout: 5000 },
+test("two things asked at once: two calls in parallel, one answer from both", async () => {
+  const { page, errors } = await demo.open("gemini");
+  await page.click("text=What is the weather in Lima, and convert 72 F to C?");
+  await statusMatches(page, /^finish: stop/);
+  const all = await cards(page);
+  assert.deepEqual(
+    all.map((c) => [c.name, c.args]),
+    [
+      ["get_weather", { city: "Lima" }],
+      ["convert_units", { value: 72, from: "F", to: "C" }],
+    ],
   );
-  const before = (await finalText(page)).join("");
+  const [weather, conversion] = all.map((c) => JSON.parse(c.result));
+  const answer = (await texts(page)).at(-1);
+  assert.ok(answer.includes("Lima") && answer.includes(String(weather.temperatureC)), answer);
+  assert.ok(answer.includes(rounded(conversion.result)), answer);
+  await shot(page, "www-parallel");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a question no tool answers gets an honest reply, and no call", async () => {
+  const { page, errors } = await demo.open("anthropic");
+  await ask(page, "Write me a poem about the sea");
+  await statusMatches(page, /^finish: stop/);
+  assert.deepEqual(await cards(page), []);
+  assert.match((await texts(page)).at(-1), /I can only/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the stop button aborts a slow stream, and the Worker cancels the upstream call", async () => {
+  const { page } = await demo.open("anthropic");
+  await page.check("#slow");
+  demo.mock.reset();
+  await page.click("text=Convert 30 km to miles");
+  await page.waitForSelector(".msg.assistant.streaming, .reasoning", { timeout: 15000 });
+  await page.click("#stop");
+  await statusMatches(page, /^stopped$/, 5000);
+  const before = (await texts(page)).join("");
   await page.waitForTimeout(600);
-  assert.equal((await finalText(page)).join(""), before, "no more text after stop");
-  assert.ok(before.length < "Let me look that up.".length, "stopped mid-stream");
+  assert.equal((await texts(page)).join(""), before, "no more text after stop");
   assert.equal(await page.$(".card"), null, "no tool card: the call never completed");
   assert.equal(await page.isEnabled("#send"), true);
   const end = Date.now() + 3000;
-  while (!mock.requests.some((r) => r.closedEarly) && Date.now() < end)
+  while (!demo.mock.requests.some((r) => r.closedEarly) && Date.now() < end)
     await page.waitForTimeout(50);
   assert.ok(
-    mock.requests.some((r) => r.closedEarly),
+    demo.mock.requests.some((r) => r.closedEarly),
     "the mock saw the upstream connection close",
   );
-  await page.screenshot({ path: path.join(artifacts, "www-stopped.png"), fullPage: true });
+  await shot(page, "www-stopped");
   await page.close();
 });
 
 test("direct route: skyl in the page against the mock; a real key needs the opt-in", async () => {
-  const { page, errors } = await open("gemini");
+  const { page, errors } = await demo.open("gemini");
   await page.selectOption("#route", "direct");
   await page.click("text=Calculate 12*7+3");
-  await page.waitForFunction(
-    () => document.getElementById("status").textContent.startsWith("finish: stop"),
-    null,
-    { timeout: 15000 },
-  );
+  await statusMatches(page, /^finish: stop/);
   assert.equal(JSON.parse(await page.textContent(".card .result")).result, 87);
   await page.fill("#apikey", "sk-not-a-real-key");
   await page.fill("#input", "hello");
@@ -144,20 +131,15 @@ test("direct route: skyl in the page against the mock; a real key needs the opt-
   assert.match(await page.textContent("#error"), /opt-in/);
   assert.equal(await page.inputValue("#input"), "hello", "the message is kept for another try");
   assert.equal(await page.$$eval(".msg.user", (els) => els.length), 1, "nothing was sent");
-  await page.screenshot({ path: path.join(artifacts, "www-direct.png"), fullPage: true });
+  await shot(page, "www-direct");
   assert.deepEqual(errors, []);
   await page.close();
 });
 
 test("the Worker API in workerd: config and a streamed chat as skyl events", async () => {
+  const { worker } = demo;
   const config = await (await fetch(`${worker.url}/api/config`)).json();
-  assert.deepEqual(Object.keys(config.providers), [
-    "openai",
-    "openaicompat",
-    "anthropic",
-    "gemini",
-    "responses",
-  ]);
+  assert.deepEqual(Object.keys(config.providers), PROVIDERS);
   assert.ok(Object.values(config.providers).every((p) => p.live === false));
   const res = await fetch(`${worker.url}/api/chat`, {
     method: "POST",
@@ -181,8 +163,8 @@ test("the Worker API in workerd: config and a streamed chat as skyl events", asy
     .filter(Boolean)
     .map((f) => JSON.parse(f.replace(/^data: /, "")));
   assert.deepEqual(
-    events.filter((e) => e.type === "tool_call").map((e) => e.call.name),
-    ["get_weather"],
+    events.filter((e) => e.type === "tool_call").map((e) => [e.call.name, e.call.arguments]),
+    [["get_weather", '{"city":"Paris"}']],
   );
   assert.equal(events.at(-1).type, "finish");
   assert.ok(
