@@ -174,7 +174,10 @@ function vocabulary(tool) {
   return vocab;
 }
 
-const props = (tool) => Object.entries(tool.schema?.properties ?? {});
+const props = (tool) => {
+  const p = tool.schema?.properties;
+  return p && typeof p === "object" && !Array.isArray(p) ? Object.entries(p) : [];
+};
 const required = (tool) =>
   Array.isArray(tool.schema?.required) ? tool.schema.required : props(tool).map(([k]) => k);
 const is = (re, key, p) => re.test(`${key} ${p?.description ?? ""}`);

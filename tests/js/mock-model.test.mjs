@@ -315,3 +315,25 @@ describe("the question reader works from any declared tools", () => {
     assert.deepEqual(modelTurn(view).calls, [{ name: "get_weather", args: { city: "Paris" } }]);
   });
 });
+
+test("a malformed request still gets an answer, never a hang", async () => {
+  const bodies = [
+    "[1,2]",
+    '"text"',
+    JSON.stringify({ messages: [null, { role: "user", content: [null, 5] }], tools: [null, {}] }),
+    JSON.stringify({
+      contents: [{ role: "user", parts: [{ functionResponse: { response: "x" } }] }],
+    }),
+    JSON.stringify({ input: [{ type: "function_call", name: 5, arguments: "{" }], tools: "x" }),
+  ];
+  for (const path of ["/v1/chat/completions", "/v1/messages", "/v1beta/models/m:generateContent"])
+    for (const body of bodies) {
+      const res = await fetch(`${mock.url}${path}`, {
+        method: "POST",
+        body,
+        signal: AbortSignal.timeout(5000),
+      });
+      assert.equal(res.status, 200, `${path} ${body}`);
+      assert.ok(JSON.parse(await res.text()), "a whole JSON body");
+    }
+});

@@ -21,7 +21,13 @@ export function parseJSON(text, fallback = null) {
   }
 }
 
-const asArray = (v) => (Array.isArray(v) ? v : []);
+// A malformed request may hold anything: the readers keep what has the
+// right type and drop the rest.
+const str = (v) => (typeof v === "string" ? v : "");
+const obj = (v) => (v && typeof v === "object" && !Array.isArray(v) ? v : null);
+
+/** The objects of an array. */
+const asArray = (v) => (Array.isArray(v) ? v.filter((x) => x && typeof x === "object") : []);
 
 /** Text of a tool result's content: a string, or text blocks joined. */
 const contentText = (c) =>
@@ -49,11 +55,14 @@ function dataURL(url) {
 /** A file given as a data: URL, a URL or a stored file id. */
 function fileFrom({ filename, mediaType, dataUrl, base64, text, url, fileId }) {
   const fromURL = dataURL(dataUrl);
-  const file = { filename: filename || null, mediaType: mediaType || fromURL?.mediaType || null };
+  const file = {
+    filename: str(filename) || null,
+    mediaType: str(mediaType) || fromURL?.mediaType || null,
+  };
   if (fromURL) file.data = fromURL.data;
   else if (typeof base64 === "string") file.data = Buffer.from(base64, "base64");
   else if (typeof text === "string") file.data = Buffer.from(text, "utf8");
-  else if (url) file.url = url;
+  else if (str(url)) file.url = url;
   else file.fileId = fileId ?? null;
   return file;
 }
@@ -89,8 +98,8 @@ function openaiEntries(req) {
         out.push({
           kind: "call",
           id: c.id,
-          name: c.function?.name,
-          args: parseJSON(c.function?.arguments, {}),
+          name: str(c.function?.name),
+          args: obj(parseJSON(c.function?.arguments, {})) ?? {},
         });
     } else if (m.role === "tool") {
       out.push({ kind: "result", id: m.tool_call_id, content: contentText(m.content) });
@@ -126,7 +135,7 @@ function responsesEntries(req) {
       );
     } else if (type === "function_call" || type === "custom_tool_call") {
       const args = type === "custom_tool_call" ? { input: item.input } : parseJSON(item.arguments);
-      out.push({ kind: "call", id: item.call_id, name: item.name, args: args ?? {} });
+      out.push({ kind: "call", id: item.call_id, name: str(item.name), args: obj(args) ?? {} });
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       // No error flag in this API: skyl says "Error: …" in the output.
       const text = contentText(item.output);
@@ -178,7 +187,7 @@ function anthropicEntries(req) {
     } else if (m.role === "assistant") {
       for (const b of asArray(blocks))
         if (b.type === "tool_use")
-          out.push({ kind: "call", id: b.id, name: b.name, args: b.input ?? {} });
+          out.push({ kind: "call", id: b.id, name: str(b.name), args: obj(b.input) ?? {} });
     }
   }
   return out;
@@ -194,8 +203,8 @@ function geminiEntries(req) {
           out.push({
             kind: "call",
             id: p.functionCall.id ?? null,
-            name: p.functionCall.name,
-            args: p.functionCall.args ?? {},
+            name: str(p.functionCall.name),
+            args: obj(p.functionCall.args) ?? {},
           });
       continue;
     }
@@ -203,13 +212,13 @@ function geminiEntries(req) {
     for (const p of parts) {
       const r = p.functionResponse;
       if (r) {
-        const response = r.response ?? {};
+        const response = obj(r.response) ?? { output: r.response ?? "" };
         const isError = "error" in response && !("output" in response);
         const value = isError ? response.error : "output" in response ? response.output : response;
         out.push({
           kind: "result",
           id: r.id ?? null,
-          name: r.name,
+          name: str(r.name),
           content: contentText(value),
           isError,
         });
@@ -231,31 +240,30 @@ function geminiEntries(req) {
 
 /** The declared tools in any format: [{name, description, schema}]. */
 export function declaredTools(wire, req) {
+  const tool = (name, description, schema) => ({
+    name: str(name),
+    description: str(description),
+    schema: obj(schema),
+  });
   if (wire === "gemini")
     return asArray(req.tools)
       .flatMap((t) => asArray(t.functionDeclarations))
-      .map((d) => ({
-        name: d.name,
-        description: d.description ?? "",
-        schema: d.parametersJsonSchema ?? d.parameters,
-      }));
+      .map((d) => tool(d.name, d.description, d.parametersJsonSchema ?? d.parameters));
   if (wire === "anthropic")
     return (
       asArray(req.tools)
         // Client tools; server tools ({type: "web_search_20250305", ...}) run at Anthropic.
         .filter((t) => !t.type || t.type === "custom")
-        .map((t) => ({ name: t.name, description: t.description ?? "", schema: t.input_schema }))
+        .map((t) => tool(t.name, t.description, t.input_schema))
     );
   if (wire === "responses")
     // Flat function tools; hosted tools ({type: "web_search"}, ...) are not the client's.
     return asArray(req.tools)
       .filter((t) => t.type === "function")
-      .map((t) => ({ name: t.name, description: t.description ?? "", schema: t.parameters }));
-  return asArray(req.tools).map((t) => ({
-    name: t.function?.name,
-    description: t.function?.description ?? "",
-    schema: t.function?.parameters,
-  }));
+      .map((t) => tool(t.name, t.description, t.parameters));
+  return asArray(req.tools).map((t) =>
+    tool(t.function?.name, t.function?.description, t.function?.parameters),
+  );
 }
 
 /** The structured output a request asks for: null, or {schema} (null: any JSON object). */
@@ -303,7 +311,7 @@ export function looksCompat(req) {
 function toolChoice(wire, req) {
   if (wire === "gemini") {
     const c = req.toolConfig?.functionCallingConfig ?? {};
-    const names = asArray(c.allowedFunctionNames);
+    const names = Array.isArray(c.allowedFunctionNames) ? c.allowedFunctionNames : [];
     if (c.mode === "NONE") return "none";
     if (c.mode === "ANY") return names.length === 1 ? { name: names[0] } : "required";
     return null;
@@ -319,7 +327,7 @@ function toolChoice(wire, req) {
 export function readRequest(wire, req) {
   const read = { openai: openaiEntries, responses: responsesEntries, anthropic: anthropicEntries };
   return {
-    tools: declaredTools(wire, req).filter((t) => typeof t.name === "string" && t.name),
+    tools: declaredTools(wire, req).filter((t) => t.name),
     entries: (read[wire] ?? geminiEntries)(req),
     format: responseFormat(wire, req),
     thinking: thinkingSetting(wire, req),

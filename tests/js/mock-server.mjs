@@ -285,8 +285,19 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       const model =
         body?.model ??
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
-      const turn = renderTurn(wire, model, answer(wire, body ?? {}, raw, opt("reasoning")));
-      payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
+      const request = body && typeof body === "object" && !Array.isArray(body) ? body : {};
+      try {
+        const turn = renderTurn(wire, String(model), answer(wire, request, raw, opt("reasoning")));
+        payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
+      } catch (e) {
+        // The readers take any JSON; should one still fail, say so as a
+        // provider would (a 400), rather than leave the request hanging.
+        const err = httpErrorBody(wire, 400);
+        err.error.message = `mock: cannot answer this request: ${e.message}`;
+        payload = Buffer.from(JSON.stringify(err));
+        status = 400;
+        stream = false;
+      }
       const inband = opt("inband_error");
       if (inband && stream)
         payload = Buffer.from(withInbandError(wire, payload.toString("utf8"), inband));
