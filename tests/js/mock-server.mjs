@@ -9,8 +9,8 @@
 //                                                  the body says stream: true)
 //
 // What it answers is chosen per request, by query parameters on the base URL
-// or `x-mock-*` headers (headers win; `x-mock-inband-error` and
-// `x-mock-inband_error` are the same):
+// or `x-mock-*` headers (headers win; a header may spell an option's `_` as
+// `-` or `_`: `x-mock-inband-error` and `x-mock-inband_error` are the same):
 //
 //   fixture=<adapter>/<case>   replay a recorded body from
 //                              tests/fixtures/conformance (status from the
