@@ -16,7 +16,7 @@ const src = join(root, "src");
 const LAYERS = [
   ["json"],
   ["model"],
-  ["error", "http", "retry", "sse", "accumulate"],
+  ["error", "http", "retry", "policy", "sse", "accumulate"],
   ["providers"],
   ["stream"],
   ["shell"],

@@ -3,7 +3,11 @@
 //! Every failure is a variant of [`Error`], documented with when it happens.
 //! Nothing here ever holds an API key: requests are encoded into
 //! [`crate::HttpRequest`], whose `Debug` output redacts credentials, and
-//! errors are built only from what the provider sent back.
+//! errors are built only from what the provider sent back. The transport
+//! failures ([`Error::Connection`], [`Error::Timeout`], [`Error::Aborted`])
+//! are made by a driver, the code that does the I/O around the core; what
+//! they mean, and when they are retried, is decided here and in
+//! `policy.rs`, once for every driver.
 
 use std::fmt;
 
@@ -199,6 +203,105 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// The request could not be sent ([`Error::unreachable`]), or the
+    /// connection broke while the body was read
+    /// ([`Error::connection_lost`]). Made by a driver. Retryable while no
+    /// event had been handed out.
+    Connection {
+        /// What failed, with the transport's own message.
+        message: String,
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Whatever had been assembled, when the body had begun.
+        partial: Option<Box<Response>>,
+    },
+    /// One of a driver's timeouts fired ([`Timeout::error`]). A first-byte
+    /// or idle timeout ends the attempt and is retryable while no event had
+    /// been handed out; the total timeout ends the request and never is.
+    Timeout {
+        /// Which timeout.
+        which: Timeout,
+        /// Its limit, in milliseconds.
+        after_ms: u64,
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Whatever had been assembled, when the body had begun.
+        partial: Option<Box<Response>>,
+    },
+    /// The caller cancelled the request (an abort signal, a dropped
+    /// stream; [`Error::aborted`]). Never retryable.
+    Aborted {
+        /// The caller's reason, if it gave one.
+        reason: Option<String>,
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Whatever had been assembled, when the body had begun.
+        partial: Option<Box<Response>>,
+    },
+}
+
+/// Which of a driver's timeouts fired: see [`Error::Timeout`], and
+/// [`Timeout::expired`] for what a driver does when one does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timeout {
+    /// No response (status and headers) came within the limit after the
+    /// request was sent. Ends the attempt.
+    FirstByte,
+    /// No body data came within the limit since the last chunk. Ends the
+    /// attempt.
+    Idle,
+    /// The whole request, retries and their waits included, took longer
+    /// than the limit. Ends the request.
+    Total,
+}
+
+impl Timeout {
+    /// Every timeout.
+    pub const ALL: [Timeout; 3] = [Timeout::FirstByte, Timeout::Idle, Timeout::Total];
+
+    /// The total timeout a driver applies when none is given: 10 minutes.
+    pub const DEFAULT_TOTAL_MS: u64 = 600_000;
+
+    /// Its name as an option: `firstByte`, `idle`, `total`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timeout::FirstByte => "firstByte",
+            Timeout::Idle => "idle",
+            Timeout::Total => "total",
+        }
+    }
+
+    /// The timeout of an option name ([`Timeout::name`]).
+    pub fn from_name(name: &str) -> Option<Timeout> {
+        Timeout::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether it ends the whole request rather than one attempt (so is
+    /// never retried): only the total timeout.
+    pub fn stops_run(self) -> bool {
+        self == Timeout::Total
+    }
+
+    /// The error of this timeout after `after_ms`; `events_emitted` says
+    /// whether any event had been handed out (then it is not retryable).
+    pub fn error(self, after_ms: u64, events_emitted: bool) -> Error {
+        Error::Timeout {
+            which: self,
+            after_ms,
+            events_emitted,
+            partial: None,
+        }
+    }
+
+    /// How the timeout is named in its error's message, and what did not
+    /// come in time.
+    fn described(self) -> (&'static str, &'static str) {
+        match self {
+            Timeout::FirstByte => ("first byte", "response"),
+            Timeout::Idle => ("idle", "data between chunks"),
+            Timeout::Total => ("total", "complete response"),
+        }
+    }
 }
 
 impl Error {
@@ -223,16 +326,48 @@ impl Error {
             Error::MalformedStream { .. } => "malformed_stream",
             Error::EventTooLarge { .. } => "event_too_large",
             Error::InvalidResponse { .. } => "invalid_response",
+            Error::Connection { .. } => "network",
+            Error::Timeout { .. } => "timeout",
+            Error::Aborted { .. } => "abort",
         }
     }
 
-    /// Whether the same request may be sent again: transient provider errors
-    /// and early ends, only while no event had been handed out.
+    /// Whether the same request may be sent again: transient provider
+    /// errors, early ends, connection failures, first-byte and idle
+    /// timeouts; each only while no event had been handed out.
     pub fn retryable(&self) -> bool {
         match self {
             Error::Api(e) => e.retryable(),
-            Error::StreamEndedEarly { events_emitted, .. } => !events_emitted,
+            Error::StreamEndedEarly { events_emitted, .. }
+            | Error::Connection { events_emitted, .. } => !events_emitted,
+            Error::Timeout {
+                which,
+                events_emitted,
+                ..
+            } => !which.stops_run() && !events_emitted,
             _ => false,
+        }
+    }
+
+    /// Whether the error says that events had been handed out before it.
+    /// (The kinds that carry no such flag are never retryable.)
+    pub fn events_emitted(&self) -> bool {
+        match self {
+            Error::Api(e) => e.events_emitted,
+            Error::StreamEndedEarly { events_emitted, .. }
+            | Error::MalformedStream { events_emitted, .. }
+            | Error::Connection { events_emitted, .. }
+            | Error::Timeout { events_emitted, .. }
+            | Error::Aborted { events_emitted, .. } => *events_emitted,
+            _ => false,
+        }
+    }
+
+    /// The delay the provider asked for before a retry, if it did.
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        match self {
+            Error::Api(e) => e.retry_after_ms,
+            _ => None,
         }
     }
 
@@ -242,7 +377,57 @@ impl Error {
             Error::ContentFilter { partial, .. }
             | Error::StreamEndedEarly { partial, .. }
             | Error::MalformedStream { partial, .. } => Some(partial),
+            Error::Connection { partial, .. }
+            | Error::Timeout { partial, .. }
+            | Error::Aborted { partial, .. } => partial.as_deref(),
             _ => None,
+        }
+    }
+
+    /// This error keeping `partial`, what a driver's decoder had assembled
+    /// when the body was interrupted: for a connection failure, timeout or
+    /// abort that has none yet. Other errors are returned as they are.
+    pub fn with_partial(mut self, response: Response) -> Self {
+        match &mut self {
+            Error::Connection { partial, .. }
+            | Error::Timeout { partial, .. }
+            | Error::Aborted { partial, .. }
+                if partial.is_none() =>
+            {
+                *partial = Some(Box::new(response));
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// A request that could not be sent to `url` (DNS, refused, TLS, a
+    /// fetch that threw); `cause` is the transport's message. Nothing was
+    /// received, so it is retryable.
+    pub fn unreachable(url: &str, cause: &str) -> Self {
+        Error::Connection {
+            message: format!("could not reach {}: {cause}", crate::http::host(url)),
+            events_emitted: false,
+            partial: None,
+        }
+    }
+
+    /// A connection that broke while the response body was read; `cause`
+    /// is the transport's message.
+    pub fn connection_lost(cause: &str, events_emitted: bool) -> Self {
+        Error::Connection {
+            message: format!("the connection broke while reading the response: {cause}"),
+            events_emitted,
+            partial: None,
+        }
+    }
+
+    /// A request the caller cancelled, for `reason` (none if empty).
+    pub fn aborted(reason: Option<&str>, events_emitted: bool) -> Self {
+        Error::Aborted {
+            reason: reason.filter(|r| !r.is_empty()).map(str::to_string),
+            events_emitted,
+            partial: None,
         }
     }
 
@@ -306,6 +491,17 @@ impl fmt::Display for Error {
                 write!(f, "an SSE event is larger than the limit of {limit} bytes")
             }
             Error::InvalidResponse { message } => write!(f, "invalid response body: {message}"),
+            Error::Connection { message, .. } => f.write_str(message),
+            Error::Timeout {
+                which, after_ms, ..
+            } => {
+                let (name, awaited) = which.described();
+                write!(f, "{name} timeout: no {awaited} within {after_ms} ms")
+            }
+            Error::Aborted {
+                reason: Some(r), ..
+            } => write!(f, "request aborted: {r}"),
+            Error::Aborted { reason: None, .. } => f.write_str("request aborted"),
         }
     }
 }

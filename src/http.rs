@@ -62,20 +62,97 @@ impl fmt::Debug for HttpRequest {
     }
 }
 
-/// Reads a retry delay from response headers: `retry-after-ms` (OpenAI,
-/// Anthropic), else `retry-after` in seconds. HTTP-date values are not
-/// understood (the core has no clock) and give `None`.
-pub(crate) fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
-    let find = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.trim())
-    };
-    if let Some(ms) = find("retry-after-ms").and_then(|v| decimal_scaled(v, 1)) {
+/// The delay a response asks for before a retry, in milliseconds, from its
+/// headers: `retry-after-ms` (OpenAI, Anthropic), else `retry-after` in
+/// seconds or as an HTTP date (RFC 9110, section 10.2.3). A date is read
+/// against `now_ms`, the driver's clock in milliseconds since the Unix
+/// epoch (the core has none): without it, or for a date already past
+/// (`0` then), see the result. `None` when neither header is usable.
+pub fn retry_after_ms(headers: &[(String, String)], now_ms: Option<u64>) -> Option<u64> {
+    if let Some(ms) = header(headers, "retry-after-ms").and_then(|v| decimal_scaled(v, 1)) {
         return Some(ms);
     }
-    decimal_scaled(find("retry-after")?, 1000)
+    let after = header(headers, "retry-after")?;
+    decimal_scaled(after, 1000).or_else(|| Some(http_date_ms(after)?.saturating_sub(now_ms?)))
+}
+
+/// A header's first value, trimmed, by case-insensitive name.
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.trim())
+}
+
+/// An HTTP date (RFC 9110, section 5.6.7) in milliseconds since the Unix
+/// epoch: the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, and the two
+/// obsolete forms a recipient must also read, RFC 850
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+/// (`Sun Nov  6 08:49:37 1994`). `None` for anything else.
+pub(crate) fn http_date_ms(text: &str) -> Option<u64> {
+    let words: Vec<&str> = text.split_ascii_whitespace().collect();
+    let (day, month, year, time) = match words.as_slice() {
+        // IMF-fixdate: day-name "," day month year time "GMT".
+        [_, day, month, year, time, "GMT"] => (*day, *month, *year, *time),
+        // RFC 850: day-name "," day "-" month "-" 2-digit year time "GMT".
+        [_, date, time, "GMT"] => {
+            let mut parts = date.split('-');
+            let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
+            let year: u64 = year.parse().ok().filter(|_| year.len() == 2)?;
+            if parts.next().is_some() {
+                return None;
+            }
+            // RFC 9110 reads a year more than 50 years ahead as in the
+            // past century; a retry date is near now, so 70 to 99 are
+            // 19xx and the rest 20xx, until 2070.
+            let year = if year < 70 { 2000 + year } else { 1900 + year };
+            return date_ms(day, month, year, time);
+        }
+        // asctime: day-name month day time year.
+        [_, month, day, time, year] => (*day, *month, *year, *time),
+        _ => return None,
+    };
+    if year.len() != 4 {
+        return None;
+    }
+    date_ms(day, month, year.parse().ok()?, time)
+}
+
+/// Milliseconds since the Unix epoch of a day (1 or 2 digits), a month
+/// name, a year and `hh:mm:ss`, all UTC.
+fn date_ms(day: &str, month: &str, year: u64, time: &str) -> Option<u64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let number = |s: &str, max: u64| {
+        let ok = (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| s.parse::<u64>().ok())
+            .flatten()
+            .filter(|&n| n <= max)
+    };
+    let month = MONTHS.iter().position(|m| *m == month)? as u64 + 1;
+    let day = number(day, 31).filter(|&d| d >= 1)?;
+    let mut hms = time.split(':');
+    let h = number(hms.next()?, 23)?;
+    let m = number(hms.next()?, 59)?;
+    let s = number(hms.next()?, 60)?;
+    if hms.next().is_some() || !(1970..=9999).contains(&year) {
+        return None;
+    }
+    // Days from the civil date (the proleptic Gregorian calendar), with
+    // March as the year's first month so that leap days come last.
+    let (y, mo) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era_days = (y / 400) * 146_097;
+    let yoe = y % 400;
+    let doy = (153 * mo + 2) / 5 + day - 1;
+    let days = era_days + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    // 719_468: the days from 0000-03-01 to 1970-01-01.
+    let secs = (days.checked_sub(719_468)? * 86_400) + h * 3_600 + m * 60 + s;
+    secs.checked_mul(1000)
 }
 
 /// A non-negative decimal (`"2"`, `"1.5"`, `"34.4"`) times `scale`, rounded
@@ -101,16 +178,30 @@ pub(crate) fn decimal_scaled(text: &str, scale: u64) -> Option<u64> {
     Some(value)
 }
 
-/// Reads the provider's request id from response headers.
-pub(crate) fn request_id(headers: &[(String, String)]) -> Option<String> {
-    ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"]
-        .iter()
-        .find_map(|name| {
-            headers
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        })
+/// The response headers that carry the provider's request id, in the
+/// order they are looked for: OpenAI's and the OpenAI-compatible servers',
+/// Anthropic's, Gemini's, then Cloudflare's ray id (a proxy in front).
+pub const REQUEST_ID_HEADERS: [&str; 4] =
+    ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"];
+
+/// The provider's request id from response headers: the first of
+/// [`REQUEST_ID_HEADERS`] that is present and not empty.
+pub fn request_id(headers: &[(String, String)]) -> Option<String> {
+    REQUEST_ID_HEADERS.iter().find_map(|name| {
+        headers
+            .iter()
+            .find(|(k, v)| k.eq_ignore_ascii_case(name) && !v.is_empty())
+            .map(|(_, v)| v.clone())
+    })
+}
+
+/// The host (and port) of `url`, for messages: what is between the
+/// scheme's `//` and the path, without any user info; the whole text if it
+/// has no `//`.
+pub(crate) fn host(url: &str) -> &str {
+    let rest = url.split_once("//").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
 #[cfg(test)]
@@ -145,16 +236,79 @@ mod tests {
 
     #[test]
     fn retry_after_ms_wins_over_retry_after_seconds() {
+        let now = Some(1_445_412_470_000);
         assert_eq!(
-            retry_after_ms(&h(&[("retry-after", "2"), ("retry-after-ms", "150")])),
+            retry_after_ms(&h(&[("retry-after", "2"), ("retry-after-ms", "150")]), now),
             Some(150)
         );
-        assert_eq!(retry_after_ms(&h(&[("Retry-After", "1.5")])), Some(1500));
         assert_eq!(
-            retry_after_ms(&h(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])),
-            None
+            retry_after_ms(&h(&[("Retry-After", "1.5")]), None),
+            Some(1500)
         );
-        assert_eq!(retry_after_ms(&h(&[("retry-after", "-3")])), None);
+        assert_eq!(retry_after_ms(&h(&[("retry-after", "-3")]), now), None);
+        assert_eq!(retry_after_ms(&h(&[]), now), None);
+    }
+
+    /// A date is read against the driver's clock; without one, or when
+    /// it is not a date, there is no delay; one already past is 0.
+    #[test]
+    fn retry_after_as_an_http_date_needs_the_drivers_clock() {
+        // Wed, 21 Oct 2015 07:28:00 GMT is 1_445_412_480_000 ms.
+        let date = |v: &str| h(&[("retry-after", v)]);
+        let now = 1_445_412_470_000;
+        for (value, now, want) in [
+            ("Wed, 21 Oct 2015 07:28:00 GMT", Some(now), Some(10_000)),
+            ("Wednesday, 21-Oct-15 07:28:00 GMT", Some(now), Some(10_000)),
+            ("Wed Oct 21 07:28:00 2015", Some(now), Some(10_000)),
+            ("  Wed,  21 Oct 2015 07:28:00 GMT ", Some(now), Some(10_000)),
+            ("Wed, 21 Oct 2015 07:28:00 GMT", Some(now + 60_000), Some(0)),
+            ("Wed, 21 Oct 2015 07:28:00 GMT", None, None),
+            ("Wed, 21 Oct 2015 07:28:00 UTC", Some(now), None),
+            ("tomorrow", Some(now), None),
+        ] {
+            assert_eq!(retry_after_ms(&date(value), now), want, "{value:?}");
+        }
+        // retry-after-ms still wins over a date.
+        let both = h(&[
+            ("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
+            ("retry-after-ms", "5"),
+        ]);
+        assert_eq!(retry_after_ms(&both, Some(now)), Some(5));
+    }
+
+    #[test]
+    fn http_dates_in_every_form_rfc_9110_names() {
+        for (text, ms) in [
+            ("Thu, 01 Jan 1970 00:00:00 GMT", Some(0)),
+            ("Sun, 06 Nov 1994 08:49:37 GMT", Some(784_111_777_000)),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", Some(784_111_777_000)),
+            ("Sun Nov  6 08:49:37 1994", Some(784_111_777_000)),
+            ("Tue, 29 Feb 2000 12:00:00 GMT", Some(951_825_600_000)),
+            ("Fri, 01 Mar 2024 00:00:00 GMT", Some(1_709_251_200_000)),
+            ("Thu, 31 Dec 2099 23:59:59 GMT", Some(4_102_444_799_000)),
+            ("Thursday, 01-Jan-70 00:00:00 GMT", Some(0)),
+            ("Sun, 06 Nov 1994 08:49:37", None),
+            ("Sun, 06 Foo 1994 08:49:37 GMT", None),
+            ("Sun, 32 Nov 1994 08:49:37 GMT", None),
+            ("Sun, 06 Nov 1994 24:00:00 GMT", None),
+            ("Sun, 06 Nov 1994 08:49 GMT", None),
+            ("Sun, 06 Nov 94 08:49:37 GMT", None),
+            ("Sun, 06 Nov 1969 08:49:37 GMT", None),
+            ("Sunday, 06-Nov-1994 08:49:37 GMT", None),
+            ("Sunday, 06-Nov-94-1 08:49:37 GMT", None),
+            ("", None),
+            ("Sun, +6 Nov 1994 08:49:37 GMT", None),
+        ] {
+            assert_eq!(http_date_ms(text), ms, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_host_is_named_without_scheme_path_or_user_info() {
+        assert_eq!(host("https://api.openai.com/v1/chat"), "api.openai.com");
+        assert_eq!(host("http://127.0.0.1:9/v1"), "127.0.0.1:9");
+        assert_eq!(host("http://user:pw@example.test?q#f"), "example.test");
+        assert_eq!(host("example.test"), "example.test");
     }
 
     #[test]
@@ -178,5 +332,14 @@ mod tests {
         );
         assert_eq!(request_id(&h(&[("x-request-id", "r2")])), Some("r2".into()));
         assert_eq!(request_id(&h(&[])), None);
+        // In the list's order, whatever the headers' order; empty skipped.
+        assert_eq!(
+            request_id(&h(&[
+                ("cf-ray", "ray"),
+                ("X-Goog-Request-Id", "g"),
+                ("request-id", "")
+            ])),
+            Some("g".into())
+        );
     }
 }

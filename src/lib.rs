@@ -87,22 +87,25 @@ mod error;
 mod http;
 mod json;
 mod model;
+mod policy;
 mod providers;
 mod retry;
 mod shell;
 mod sse;
 mod stream;
 
-pub use error::{ApiError, ApiErrorKind, Error};
-pub use http::HttpRequest;
+pub use error::{ApiError, ApiErrorKind, Error, Timeout};
+pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message,
     NamedToolChoice, NamedToolTag, Part, ProviderData, Raw, Request, Response, ResponseFormat,
     Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
+pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
 pub use providers::{
-    decode_error, decode_response, encode_request, object_schema, ClientConfig, Provider,
+    decode_error, decode_error_at, decode_response, encode_request, object_schema, ClientConfig,
+    Provider,
 };
 pub use retry::RetryPolicy;
 pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};

@@ -218,12 +218,36 @@ pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error
 }
 
 /// Decodes an HTTP error response (status, headers, body) into an
-/// [`Error::Api`]. Works for any body, JSON or not.
+/// [`Error::Api`]. Works for any body, JSON or not. A `retry-after` given
+/// as an HTTP date needs a clock: see [`decode_error_at`].
 pub fn decode_error(
     provider: Provider,
     status: u16,
     headers: &[(String, String)],
     body: &str,
+) -> Error {
+    decode_error_clocked(provider, status, headers, body, None)
+}
+
+/// [`decode_error`] for a driver with a clock: `now_ms`, milliseconds since
+/// the Unix epoch, reads a `retry-after` given as an HTTP date
+/// ([`crate::retry_after_ms`]).
+pub fn decode_error_at(
+    provider: Provider,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+    now_ms: u64,
+) -> Error {
+    decode_error_clocked(provider, status, headers, body, Some(now_ms))
+}
+
+fn decode_error_clocked(
+    provider: Provider,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+    now_ms: Option<u64>,
 ) -> Error {
     // Some proxies frame an error body as SSE (LiteLLM's 500s):
     // `data: {"error": ...}`; its first data line is the error.
@@ -259,7 +283,7 @@ pub fn decode_error(
         (by_status, _) => by_status,
     };
     err.request_id = crate::http::request_id(headers);
-    if let Some(ms) = crate::http::retry_after_ms(headers) {
+    if let Some(ms) = crate::http::retry_after_ms(headers, now_ms) {
         err.retry_after_ms = Some(ms);
     }
     err.body = Some(body.to_string());

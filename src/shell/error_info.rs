@@ -76,7 +76,7 @@ impl Error {
             retry_after_ms: None,
             retryable: self.retryable(),
             in_band: false,
-            events_emitted: false,
+            events_emitted: self.events_emitted(),
             path: None,
             partial: self.partial().cloned(),
             body: None,
@@ -90,14 +90,9 @@ impl Error {
                 info.request_id.clone_from(&e.request_id);
                 info.retry_after_ms = e.retry_after_ms;
                 info.in_band = e.in_band;
-                info.events_emitted = e.events_emitted;
                 info.body.clone_from(&e.body);
             }
             Error::InvalidRequest { path, .. } => info.path = Some(path.clone()),
-            Error::StreamEndedEarly { events_emitted, .. }
-            | Error::MalformedStream { events_emitted, .. } => {
-                info.events_emitted = *events_emitted;
-            }
             _ => {}
         }
         info
@@ -123,6 +118,9 @@ impl Error {
             Error::StreamEndedEarly { .. } => "StreamEndedEarlyError",
             Error::MalformedStream { .. } | Error::EventTooLarge { .. } => "MalformedStreamError",
             Error::InvalidResponse { .. } => "MalformedStreamError",
+            Error::Connection { .. } => "ConnectionError",
+            Error::Timeout { .. } => "TimeoutError",
+            Error::Aborted { .. } => "AbortError",
         }
     }
 }

@@ -1,0 +1,691 @@
+//! What a driver decides, in one copy.
+//!
+//! A *driver* is the code that does the I/O around the core: it sends the
+//! [`crate::HttpRequest`], feeds the body to a [`crate::StreamDecoder`],
+//! keeps time and cancels. skyl has two, the npm package's JS half and the
+//! Rust `web` module, and both ask this module (the JS half through the
+//! wasm shell) instead of deciding for themselves:
+//!
+//! - whether and when to try again after a failure ([`Attempts`]: the
+//!   error's [`Error::retryable`], the [`RetryPolicy`] backoff and the
+//!   provider's `retry-after`, and never once an event was handed out);
+//! - what a timeout means when it fires, and what a broken connection
+//!   means, given whether the stream is already complete
+//!   ([`Timeout::expired`], [`Interruption::of`]);
+//! - keeping the API key out of errors ([`scrub`], [`Error::scrub`]).
+//!
+//! The errors a driver makes itself are the core's too
+//! ([`Error::Connection`], [`Error::Timeout`], [`Error::Aborted`]), as are
+//! the request-id headers ([`crate::request_id`]) and the `retry-after`
+//! date ([`crate::retry_after_ms`], which takes the driver's clock).
+//!
+//! Nothing here performs I/O or reads a clock: a driver passes in what it
+//! knows (the time, a random number, whether the terminal frame came).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::error::{Error, Timeout};
+use crate::model::Response;
+use crate::retry::RetryPolicy;
+
+/// One request's attempts: how many retries were made, whether an event
+/// was handed out to the caller, and whether (and after how long) to try
+/// again after a failure.
+///
+/// A driver makes one per request, calls [`Attempts::event_handed_out`]
+/// when it hands the caller an event, and asks [`Attempts::retry_delay`]
+/// after each failed attempt:
+///
+/// ```
+/// use skyl::{Attempts, Error, RetryPolicy, Timeout};
+///
+/// let mut attempts = Attempts::new(RetryPolicy::default());
+/// let timeout = Timeout::FirstByte.error(30_000, false);
+/// assert_eq!(attempts.retry_delay(&timeout, 0.0), Some(500));
+/// assert_eq!(attempts.retries(), 1);
+///
+/// attempts.event_handed_out();
+/// let lost = Error::connection_lost("reset", true);
+/// assert_eq!(attempts.retry_delay(&lost, 0.0), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempts {
+    policy: RetryPolicy,
+    retries: u32,
+    handed_out: bool,
+}
+
+impl Attempts {
+    /// The attempts of a new request.
+    pub fn new(policy: RetryPolicy) -> Self {
+        Attempts {
+            policy,
+            retries: 0,
+            handed_out: false,
+        }
+    }
+
+    /// The attempts of a request whose driver keeps the count itself: it
+    /// has made `retries` retries, and has handed out an event or not.
+    pub fn resume(policy: RetryPolicy, retries: u32, handed_out: bool) -> Self {
+        Attempts {
+            policy,
+            retries,
+            handed_out,
+        }
+    }
+
+    /// The retries made so far.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// Records that an event was handed out to the caller: from now on,
+    /// nothing is retried (the caller would see events twice).
+    pub fn event_handed_out(&mut self) {
+        self.handed_out = true;
+    }
+
+    /// Whether an event has been handed out.
+    pub fn handed_out(&self) -> bool {
+        self.handed_out
+    }
+
+    /// After an attempt failed with `error`: the milliseconds to wait
+    /// before the next one, or `None` to give up and report the error.
+    /// A retry is counted when one is given. `random` is uniform in
+    /// `[0, 1)`, for the backoff's jitter.
+    pub fn retry_delay(&mut self, error: &Error, random: f64) -> Option<u64> {
+        self.retry_delay_for(error.retryable(), error.retry_after_ms(), random)
+    }
+
+    /// [`Attempts::retry_delay`] for a driver that holds the error's
+    /// description rather than the [`Error`] (the JS half holds an
+    /// `ErrorInfo`): its `retryable` and `retryAfterMs`, which the core
+    /// computed from the error.
+    pub fn retry_delay_for(
+        &mut self,
+        retryable: bool,
+        retry_after_ms: Option<u64>,
+        random: f64,
+    ) -> Option<u64> {
+        if !retryable || self.handed_out {
+            return None;
+        }
+        let delay = self.policy.delay_ms(self.retries, retry_after_ms, random)?;
+        self.retries = self.retries.saturating_add(1);
+        Some(delay)
+    }
+}
+
+/// What a driver does when the body is interrupted: a timeout fires, or
+/// the connection breaks.
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub enum Interruption {
+    /// The stream's terminal frame had come: nothing is missing (a server
+    /// or proxy kept the connection open, or closed it roughly). End the
+    /// body there ([`crate::StreamDecoder::finish`]), which succeeds.
+    EndBody,
+    /// End this attempt with the error (cancel the fetch and the body); it
+    /// may be retried ([`Attempts::retry_delay`]).
+    EndAttempt(Error),
+    /// End the whole request with the error: no further attempt.
+    StopRun(Error),
+}
+
+impl Interruption {
+    /// What `error`, a driver's interruption of the body, means:
+    /// [`Interruption::EndBody`] when the stream was already complete
+    /// (`stream_complete`, [`crate::StreamDecoder::is_complete`]), unless
+    /// the caller aborted; else the error ends the request for an abort or
+    /// the total timeout, and the attempt for anything else.
+    pub fn of(error: Error, stream_complete: bool) -> Self {
+        match error {
+            Error::Aborted { .. } => Interruption::StopRun(error),
+            _ if stream_complete => Interruption::EndBody,
+            Error::Timeout { which, .. } if which.stops_run() => Interruption::StopRun(error),
+            _ => Interruption::EndAttempt(error),
+        }
+    }
+
+    /// The error, unless the body just ends.
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            Interruption::EndBody => None,
+            Interruption::EndAttempt(e) | Interruption::StopRun(e) => Some(e),
+        }
+    }
+}
+
+impl Timeout {
+    /// This timeout fired after `after_ms`: what the driver does
+    /// ([`Interruption::of`] its [`Timeout::error`]). `stream_complete`
+    /// says whether the terminal frame had come (false before a response
+    /// or for a body read whole); `events_emitted` whether an event had
+    /// been handed out.
+    pub fn expired(
+        self,
+        after_ms: u64,
+        stream_complete: bool,
+        events_emitted: bool,
+    ) -> Interruption {
+        Interruption::of(self.error(after_ms, events_emitted), stream_complete)
+    }
+}
+
+/// What replaces a secret in scrubbed text.
+pub const REDACTED: &str = "[redacted]";
+
+/// The fewest characters a secret must have to be scrubbed: a shorter one
+/// (an empty or placeholder key) would redact ordinary text.
+pub const MIN_SECRET_CHARS: usize = 4;
+
+/// `text` with every occurrence of `secret` replaced by [`REDACTED`]; as
+/// it is (borrowed) when the secret is shorter than [`MIN_SECRET_CHARS`]
+/// or absent. Occurrences are found left to right and do not overlap.
+///
+/// The core never puts the API key into an error, but a server may echo it
+/// back (in a message, a body, a frame): a driver scrubs what it reports
+/// with the key it sent. The JS half applies the same rule to JS values.
+pub fn scrub<'a>(text: &'a str, secret: &str) -> Cow<'a, str> {
+    if secret.chars().count() < MIN_SECRET_CHARS || !text.contains(secret) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.replace(secret, REDACTED))
+    }
+}
+
+/// Scrubs a string in place.
+fn scrub_in(text: &mut String, secret: &str) {
+    if let Cow::Owned(clean) = scrub(text, secret) {
+        *text = clean;
+    }
+}
+
+/// Scrubs every string of a JSON value (keys too).
+fn scrub_value(value: &mut Value, secret: &str) {
+    match value {
+        Value::String(s) => scrub_in(s, secret),
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, secret)),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (k, mut v) in entries {
+                scrub_value(&mut v, secret);
+                map.insert(scrub(&k, secret).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Scrubs every string of a response, through its JSON form. One that no
+/// longer reads back (the secret was inside a type tag) is dropped for an
+/// empty response rather than kept with the secret.
+fn scrub_response(response: &mut Box<Response>, secret: &str) {
+    let Ok(mut value) = serde_json::to_value(&**response) else {
+        return;
+    };
+    let before = value.clone();
+    scrub_value(&mut value, secret);
+    if value != before {
+        **response = serde_json::from_value(value).unwrap_or_default();
+    }
+}
+
+impl Error {
+    /// Removes every occurrence of `secret` (the API key) from the error's
+    /// text, fields and partial response ([`scrub`]). Before an error made
+    /// from what a server sent is shown or logged, a driver scrubs it with
+    /// the key it sent.
+    pub fn scrub(&mut self, secret: &str) {
+        if secret.chars().count() < MIN_SECRET_CHARS {
+            return;
+        }
+        match self {
+            Error::InvalidRequest { path, message } => {
+                scrub_in(path, secret);
+                scrub_in(message, secret);
+            }
+            Error::Api(e) => {
+                let e = &mut **e;
+                let fields = [
+                    &mut e.provider_type,
+                    &mut e.code,
+                    &mut e.param,
+                    &mut e.request_id,
+                    &mut e.body,
+                ];
+                fields
+                    .into_iter()
+                    .flatten()
+                    .for_each(|s| scrub_in(s, secret));
+                scrub_in(&mut e.message, secret);
+            }
+            Error::ContentFilter {
+                reason,
+                message,
+                partial,
+            } => {
+                scrub_in(reason, secret);
+                scrub_in(message, secret);
+                scrub_response(partial, secret);
+            }
+            Error::StreamEndedEarly { partial, .. } => scrub_response(partial, secret),
+            Error::MalformedStream {
+                message, partial, ..
+            } => {
+                scrub_in(message, secret);
+                scrub_response(partial, secret);
+            }
+            Error::InvalidResponse { message } => scrub_in(message, secret),
+            Error::Connection {
+                message, partial, ..
+            } => {
+                scrub_in(message, secret);
+                partial.iter_mut().for_each(|p| scrub_response(p, secret));
+            }
+            Error::Timeout { partial, .. } => {
+                partial.iter_mut().for_each(|p| scrub_response(p, secret));
+            }
+            Error::Aborted {
+                reason, partial, ..
+            } => {
+                reason.iter_mut().for_each(|r| scrub_in(r, secret));
+                partial.iter_mut().for_each(|p| scrub_response(p, secret));
+            }
+            Error::EventTooLarge { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{ApiError, ApiErrorKind};
+
+    fn api(kind: ApiErrorKind, retry_after_ms: Option<u64>, events_emitted: bool) -> Error {
+        Error::Api(Box::new(ApiError {
+            kind,
+            status: Some(200),
+            provider_type: None,
+            code: None,
+            param: None,
+            message: "m".into(),
+            request_id: None,
+            retry_after_ms,
+            in_band: events_emitted,
+            events_emitted,
+            body: None,
+        }))
+    }
+
+    fn partial(text: &str) -> Box<Response> {
+        Box::new(Response {
+            text: text.into(),
+            ..Response::default()
+        })
+    }
+
+    /// Every kind of failure, and whether (and after how long) the first
+    /// retry comes: the policy both drivers ask.
+    #[test]
+    fn which_errors_are_retried_and_after_how_long() {
+        let ended = |events_emitted| Error::StreamEndedEarly {
+            events_emitted,
+            partial: partial(""),
+        };
+        for (name, error, delay) in [
+            (
+                "429 retry-after",
+                api(ApiErrorKind::RateLimit, Some(1_234), false),
+                Some(1_234),
+            ),
+            (
+                "retry-after 0",
+                api(ApiErrorKind::RateLimit, Some(0), false),
+                Some(0),
+            ),
+            (
+                "retry-after > 60 s",
+                api(ApiErrorKind::RateLimit, Some(61_000), false),
+                Some(500),
+            ),
+            ("500", api(ApiErrorKind::Server, None, false), Some(500)),
+            ("529", api(ApiErrorKind::Overloaded, None, false), Some(500)),
+            (
+                "408",
+                api(ApiErrorKind::RequestTimeout, None, false),
+                Some(500),
+            ),
+            ("409", api(ApiErrorKind::Conflict, None, false), Some(500)),
+            ("400", api(ApiErrorKind::BadRequest, Some(10), false), None),
+            ("401", api(ApiErrorKind::Authentication, None, false), None),
+            (
+                "in-band before events",
+                api(ApiErrorKind::Overloaded, None, false),
+                Some(500),
+            ),
+            (
+                "in-band after events",
+                api(ApiErrorKind::Overloaded, None, true),
+                None,
+            ),
+            ("ended early before events", ended(false), Some(500)),
+            ("ended early after events", ended(true), None),
+            (
+                "unreachable",
+                Error::unreachable("http://h/v1", "refused"),
+                Some(500),
+            ),
+            (
+                "connection lost before events",
+                Error::connection_lost("x", false),
+                Some(500),
+            ),
+            (
+                "connection lost after events",
+                Error::connection_lost("x", true),
+                None,
+            ),
+            ("first byte", Timeout::FirstByte.error(10, false), Some(500)),
+            (
+                "idle before events",
+                Timeout::Idle.error(10, false),
+                Some(500),
+            ),
+            ("idle after events", Timeout::Idle.error(10, true), None),
+            ("total", Timeout::Total.error(10, false), None),
+            ("aborted", Error::aborted(None, false), None),
+            ("too large", Error::EventTooLarge { limit: 1 }, None),
+            ("invalid request", Error::invalid_request("p", "m"), None),
+            ("invalid response", Error::invalid_response("m"), None),
+        ] {
+            let mut attempts = Attempts::new(RetryPolicy::default());
+            assert_eq!(attempts.retry_delay(&error, 0.0), delay, "{name}");
+            assert_eq!(attempts.retries(), u32::from(delay.is_some()), "{name}");
+            // Once an event was handed out, nothing is retried.
+            let mut after = Attempts::resume(RetryPolicy::default(), 0, true);
+            assert!(after.handed_out());
+            assert_eq!(
+                after.retry_delay(&error, 0.0),
+                None,
+                "{name}, after an event"
+            );
+        }
+    }
+
+    #[test]
+    fn retries_back_off_until_none_is_left() {
+        let mut attempts = Attempts::new(RetryPolicy {
+            max_retries: 3,
+            ..RetryPolicy::default()
+        });
+        let e = api(ApiErrorKind::Server, None, false);
+        let delays: Vec<_> = (0..4).map(|_| attempts.retry_delay(&e, 0.0)).collect();
+        assert_eq!(delays, [Some(500), Some(1_000), Some(2_000), None]);
+        assert_eq!(attempts.retries(), 3);
+        // A driver that keeps the count (the JS half) gets the same answers.
+        for (done, want) in [(0, Some(500)), (2, Some(2_000)), (3, None)] {
+            let mut resumed = Attempts::resume(attempts.policy, done, false);
+            assert_eq!(resumed.retry_delay_for(true, None, 0.0), want, "{done}");
+        }
+        let mut none = Attempts::new(RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        });
+        assert_eq!(none.retry_delay(&e, 0.0), None);
+        let mut handed = Attempts::new(RetryPolicy::default());
+        handed.event_handed_out();
+        assert_eq!(handed.retry_delay_for(true, Some(5), 0.0), None);
+    }
+
+    /// What each timeout means when it fires, before and after the
+    /// terminal frame and the first event.
+    #[test]
+    fn what_a_timeout_means_when_it_fires() {
+        #[derive(Debug, PartialEq)]
+        enum Want {
+            EndBody,
+            EndAttempt { retryable: bool },
+            StopRun,
+        }
+        use Timeout::*;
+        for (which, complete, events, want) in [
+            (
+                FirstByte,
+                false,
+                false,
+                Want::EndAttempt { retryable: true },
+            ),
+            (Idle, false, false, Want::EndAttempt { retryable: true }),
+            (Idle, false, true, Want::EndAttempt { retryable: false }),
+            (Idle, true, true, Want::EndBody),
+            (Idle, true, false, Want::EndBody),
+            (Total, false, false, Want::StopRun),
+            (Total, false, true, Want::StopRun),
+            (Total, true, true, Want::EndBody),
+        ] {
+            let got = match which.expired(300, complete, events) {
+                Interruption::EndBody => Want::EndBody,
+                Interruption::EndAttempt(e) => {
+                    assert_eq!(e, which.error(300, events));
+                    Want::EndAttempt {
+                        retryable: e.retryable(),
+                    }
+                }
+                Interruption::StopRun(e) => {
+                    assert!(!e.retryable());
+                    assert_eq!(e.events_emitted(), events);
+                    Want::StopRun
+                }
+            };
+            assert_eq!(got, want, "{which:?} complete={complete} events={events}");
+        }
+    }
+
+    #[test]
+    fn a_broken_connection_or_an_abort_interrupts_the_body() {
+        let lost = Error::connection_lost("reset", true);
+        assert_eq!(Interruption::of(lost.clone(), true), Interruption::EndBody);
+        assert_eq!(
+            Interruption::of(lost.clone(), false),
+            Interruption::EndAttempt(lost.clone())
+        );
+        assert_eq!(Interruption::of(lost.clone(), false).error(), Some(&lost));
+        // An abort stops the request even after the terminal frame.
+        let abort = Error::aborted(Some("bye"), true);
+        for complete in [false, true] {
+            assert_eq!(
+                Interruption::of(abort.clone(), complete),
+                Interruption::StopRun(abort.clone())
+            );
+        }
+        assert_eq!(Interruption::EndBody.error(), None);
+    }
+
+    /// The errors a driver makes: their codes, classes, messages and
+    /// flags, as both drivers report them.
+    #[test]
+    fn transport_errors_are_classified_once() {
+        for (error, code, class, retryable, events, message) in [
+            (
+                Error::unreachable("https://user@api.test:8443/v1/x?k", "fetch failed"),
+                "network",
+                "ConnectionError",
+                true,
+                false,
+                "could not reach api.test:8443: fetch failed",
+            ),
+            (
+                Error::connection_lost("reset", false),
+                "network",
+                "ConnectionError",
+                true,
+                false,
+                "the connection broke while reading the response: reset",
+            ),
+            (
+                Error::connection_lost("reset", true),
+                "network",
+                "ConnectionError",
+                false,
+                true,
+                "the connection broke while reading the response: reset",
+            ),
+            (
+                Timeout::FirstByte.error(50, false),
+                "timeout",
+                "TimeoutError",
+                true,
+                false,
+                "first byte timeout: no response within 50 ms",
+            ),
+            (
+                Timeout::Idle.error(100, true),
+                "timeout",
+                "TimeoutError",
+                false,
+                true,
+                "idle timeout: no data between chunks within 100 ms",
+            ),
+            (
+                Timeout::Total.error(600_000, false),
+                "timeout",
+                "TimeoutError",
+                false,
+                false,
+                "total timeout: no complete response within 600000 ms",
+            ),
+            (
+                Error::aborted(Some("user left"), true),
+                "abort",
+                "AbortError",
+                false,
+                true,
+                "request aborted: user left",
+            ),
+            (
+                Error::aborted(Some(""), false),
+                "abort",
+                "AbortError",
+                false,
+                false,
+                "request aborted",
+            ),
+        ] {
+            assert_eq!(error.code(), code, "{message}");
+            assert_eq!(error.js_name(), class, "{message}");
+            assert_eq!(error.retryable(), retryable, "{message}");
+            assert_eq!(error.events_emitted(), events, "{message}");
+            assert_eq!(error.to_string(), message);
+            let info = error.info("openai");
+            assert_eq!(
+                (info.name, info.code, info.retryable, info.events_emitted),
+                (class, code, retryable, events)
+            );
+            assert_eq!(info.message, message);
+            assert_eq!(error.partial(), None);
+            // A driver keeps what was assembled, once.
+            let kept = error.with_partial(*partial("so far"));
+            assert_eq!(kept.partial().map(|r| r.text.as_str()), Some("so far"));
+            let again = kept.clone().with_partial(*partial("other"));
+            assert_eq!(again, kept);
+        }
+        // Errors with a partial of their own keep it.
+        let ended = Error::StreamEndedEarly {
+            events_emitted: true,
+            partial: partial("mine"),
+        };
+        assert_eq!(ended.clone().with_partial(*partial("x")), ended);
+        for t in Timeout::ALL {
+            assert_eq!(Timeout::from_name(t.name()), Some(t));
+        }
+        assert_eq!(Timeout::from_name("first byte"), None);
+    }
+
+    #[test]
+    fn scrubbing_replaces_every_occurrence_of_a_long_enough_secret() {
+        for (text, secret, want) in [
+            ("key sk-1234 echoed", "sk-1234", "key [redacted] echoed"),
+            ("sk-1sk-1sk-1", "sk-1", "[redacted][redacted][redacted]"),
+            ("aaaaa", "aaaa", "[redacted]a"),
+            ("no key here", "sk-1234", "no key here"),
+            ("abc abc", "abc", "abc abc"),
+            ("", "", ""),
+            ("ÿÿÿÿ", "ÿÿÿÿ", "[redacted]"),
+        ] {
+            assert_eq!(scrub(text, secret), want, "{text:?} {secret:?}");
+        }
+        assert!(matches!(scrub("no key", "sk-1234"), Cow::Borrowed(_)));
+    }
+
+    /// After `Error::scrub`, the key is in neither `Display` nor `Debug`,
+    /// whichever field the server echoed it into.
+    #[test]
+    fn a_scrubbed_error_shows_the_key_nowhere() {
+        const KEY: &str = "sk-live-SECRET";
+        let echoed = format!("bad key {KEY}");
+        let mut response = *partial(&echoed);
+        response.message.parts.push(crate::model::Part::Text {
+            text: echoed.clone(),
+            provider_data: None,
+        });
+        response.raw_finish_reason = Some(KEY.into());
+        let mut with_key = ApiError {
+            kind: ApiErrorKind::Authentication,
+            status: Some(401),
+            provider_type: Some(echoed.clone()),
+            code: Some(echoed.clone()),
+            param: Some(echoed.clone()),
+            message: echoed.clone(),
+            request_id: Some(echoed.clone()),
+            retry_after_ms: None,
+            in_band: false,
+            events_emitted: false,
+            body: Some(format!("{{\"error\":\"{KEY}\"}}")),
+        };
+        let errors = [
+            Error::Api(Box::new(with_key.clone())),
+            Error::invalid_request(echoed.clone(), echoed.clone()),
+            Error::ContentFilter {
+                reason: echoed.clone(),
+                message: echoed.clone(),
+                partial: Box::new(response.clone()),
+            },
+            Error::StreamEndedEarly {
+                events_emitted: true,
+                partial: Box::new(response.clone()),
+            },
+            Error::MalformedStream {
+                message: echoed.clone(),
+                events_emitted: true,
+                partial: Box::new(response.clone()),
+            },
+            Error::invalid_response(echoed.clone()),
+            Error::unreachable(&format!("https://h/{KEY}"), &echoed),
+            Error::connection_lost(&echoed, true).with_partial(response.clone()),
+            Timeout::Idle.error(1, true).with_partial(response.clone()),
+            Error::aborted(Some(&echoed), true).with_partial(response.clone()),
+        ];
+        for mut e in errors {
+            let before = format!("{e} {e:?}");
+            assert!(before.contains(KEY), "the case shows the key: {before}");
+            e.scrub(KEY);
+            let after = format!("{e} {e:?}");
+            assert!(!after.contains(KEY), "{after}");
+            assert!(after.contains(REDACTED), "{after}");
+            if let Some(p) = e.partial() {
+                assert_eq!(p.text, format!("bad key {REDACTED}"));
+            }
+        }
+        // Too short a secret changes nothing.
+        with_key.message = "abc".into();
+        let mut short = Error::Api(Box::new(with_key));
+        let copy = short.clone();
+        short.scrub("abc");
+        assert_eq!(short, copy);
+    }
+}
