@@ -99,9 +99,11 @@ function sentence(call, value, isError) {
     const about =
       "value" in args && "from" in args && "to" in args
         ? ` (${args.value} ${args.from} to ${args.to})`
-        : typeof pick(args, ["city", "location", "place", "expression"]) === "string"
-          ? ` for ${pick(args, ["city", "location", "place", "expression"])}`
-          : "";
+        : typeof args.expression === "string"
+          ? ` ${args.expression}`
+          : typeof pick(args, PLACE_KEYS) === "string"
+            ? ` for ${pick(args, PLACE_KEYS)}`
+            : "";
     return `I could not ${call ? capability(call) : "do that"}${about}: ${errorMessage(object ?? value)}.`;
   }
   const where = pick(object, PLACE_KEYS) ?? pick(args, PLACE_KEYS);
@@ -182,11 +184,18 @@ const GREETING = /^\s*(?:hi|hello|hey|howdy|greetings|good (?:morning|afternoon|
 /** The answer once the tools have answered: from their results. */
 function fromResults(q, results, format) {
   const words = results.map((r) => sentence(r.call, r.value, r.isError)).join(" ");
-  const reasoning = `I have ${list(
-    results.map(
-      (r) => `${r.isError ? "an error from" : "the result of"} ${r.call?.name ?? "a tool"}`,
-    ),
-  )}; I will answer from ${results.length === 1 ? "it" : "them"}.`;
+  // "the results of get_weather" once, for two calls of one tool.
+  const heard = new Map();
+  for (const r of results) {
+    const key = `${r.isError ? "error" : "result"}:${r.call?.name ?? "a tool"}`;
+    heard.set(key, (heard.get(key) ?? 0) + 1);
+  }
+  const said = [...heard].map(([key, n]) => {
+    const [kind, name] = key.split(/:(.*)/);
+    if (kind === "error") return `${n === 1 ? "an error" : "errors"} from ${name}`;
+    return `the ${n === 1 ? "result" : "results"} of ${name}`;
+  });
+  const reasoning = `I have ${list(said)}; I will answer from ${results.length === 1 ? "it" : "them"}.`;
   if (!format) return { reasoning, text: words, calls: [] };
   const facts = {
     ...questionFacts(q),

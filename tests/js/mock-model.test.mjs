@@ -127,6 +127,36 @@ describe("the question decides the calls, and the results the answer", () => {
     );
   });
 
+  test("two calls of one tool and an error, answered together", () => {
+    const view = readRequest("anthropic", {
+      messages: [
+        { role: "user", content: "The weather in Paris and in Rome, and 1/0?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "a", name: "get_weather", input: { city: "Paris" } },
+            { type: "tool_use", id: "b", name: "get_weather", input: { city: "Rome" } },
+            { type: "tool_use", id: "c", name: "calculate", input: { expression: "1/0" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "a", content: '{"temp":3}' },
+            { type: "tool_result", tool_use_id: "b", content: '{"temp":4}' },
+            { type: "tool_result", tool_use_id: "c", content: "not finite", is_error: true },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(modelTurn(view), {
+      reasoning:
+        "I have the results of get_weather and an error from calculate; I will answer from them.",
+      text: "It is 3 °C in Paris. It is 4 °C in Rome. I could not calculate 1/0: not finite.",
+      calls: [],
+    });
+  });
+
   for (const provider of PROVIDERS) {
     test(`${provider}: without a fitting tool, an honest reply`, async () => {
       const c = client(mock, provider);
