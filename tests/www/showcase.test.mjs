@@ -29,8 +29,8 @@ async function replay(page, id) {
   await page.click("#tab-replay");
   await page.click(`button.recording[data-id="${id}"]`);
   await page.waitForFunction(
-    () => /^\d+ events from /.test(document.getElementById("replay-status").textContent),
-    null,
+    (id) => document.getElementById("replay-status").textContent.includes(` events from ${id} in `),
+    id,
     { timeout: 30000 },
   );
   return page.$$eval("#replay-log .ev:not(.note)", (rows) =>
@@ -88,6 +88,22 @@ test("a recorded Gemini stream with four parallel streamed calls: each call once
       .then((s) => s.every((t) => t === "whole · a replay: not run")),
     true,
   );
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("every recording the page lists replays to its finish, with the calls its expectation lists", async () => {
+  const { page, errors } = await demo.open("openai");
+  await page.click("#tab-replay");
+  await page.selectOption("#speed", "whole");
+  const ids = await page.$$eval("button.recording", (bs) => bs.map((b) => b.dataset.id));
+  assert.ok(ids.length >= 10);
+  for (const id of ids) {
+    const rows = await replay(page, id);
+    assert.equal(rows.at(-1)?.type, "finish", id);
+    const calls = rows.filter((r) => r.type === "tool_call").length;
+    assert.equal(calls, readCase(id).expected.tool_calls.length, id);
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });
