@@ -1,7 +1,7 @@
 // Checks the layering of src/ (ARCHITECTURE.md): a module imports only from
 // its own layer or the layers below it, no modules import each other in a
 // circle (top-level, or siblings inside one folder), and only the shell
-// names wasm crates. Shipped code only: each file is read up to its test
+// and web name wasm crates. Shipped code only: each file is read up to its test
 // module, and test-only files are skipped.
 //
 //   node scripts/layers.mjs    prints each violation and exits 1 if any
@@ -19,7 +19,8 @@ const LAYERS = [
   ["error", "http", "retry", "policy", "sse", "accumulate"],
   ["providers"],
   ["stream"],
-  ["shell"],
+  // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).
+  ["shell", "web"],
 ];
 const layerOf = new Map(LAYERS.flatMap((mods, i) => mods.map((m) => [m, i])));
 const WASM_CRATES = [

@@ -93,6 +93,8 @@ mod retry;
 mod shell;
 mod sse;
 mod stream;
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+pub mod web;
 
 pub use error::{ApiError, ApiErrorKind, Error, Timeout};
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};

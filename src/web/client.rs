@@ -1,0 +1,223 @@
+//! [`Client`]: a [`ClientConfig`] with retries, timeouts and a fetch
+//! function, and [`decode_stream`] for a body the app already has.
+
+use std::fmt;
+use std::time::Duration;
+
+use js_sys::Function;
+use wasm_bindgen::JsValue;
+
+use super::events::EventStream;
+use super::run::{Limits, Run, Source};
+use crate::error::{Error, Timeout};
+use crate::model::{Request, Response};
+use crate::providers::{encode_request, ClientConfig, Provider};
+use crate::retry::RetryPolicy;
+
+/// A request's timeouts. Each ends with an [`Error::Timeout`]; a timeout
+/// that fires after the stream's terminal frame ends the body cleanly
+/// instead (the server kept the connection open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// The whole request, retries and their waits included; ends it for
+    /// good. 10 minutes by default ([`Timeout::DEFAULT_TOTAL_MS`]).
+    pub total: Option<Duration>,
+    /// From sending a request to its response's status and headers; ends
+    /// the attempt, which is retried if no event was handed out. None by
+    /// default.
+    pub first_byte: Option<Duration>,
+    /// Between two chunks of the body; ends the attempt, which is retried
+    /// if no event was handed out. None by default.
+    pub idle: Option<Duration>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            total: Some(Duration::from_millis(Timeout::DEFAULT_TOTAL_MS)),
+            first_byte: None,
+            idle: None,
+        }
+    }
+}
+
+impl Timeouts {
+    fn limits(&self) -> Limits {
+        let ms = |d: Option<Duration>| d.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Limits {
+            total: ms(self.total),
+            first_byte: ms(self.first_byte),
+            idle: ms(self.idle),
+        }
+    }
+}
+
+/// A client for one provider, driving `fetch` from Rust: for Rust apps
+/// compiled to wasm32 (workers-rs, Leptos, Dioxus, Yew), in browsers, Node
+/// and Cloudflare Workers.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use skyl::web::{Client, Timeouts};
+/// use skyl::{ClientConfig, Message, Provider, Request, StreamEvent};
+///
+/// # async fn run() -> Result<(), skyl::Error> {
+/// let mut config = ClientConfig::new(Provider::Anthropic);
+/// config.api_key = Some("sk-ant-...".into());
+/// config.model = Some("claude-sonnet-4-5".into());
+/// let client = Client::new(config).with_timeouts(Timeouts {
+///     idle: Some(Duration::from_secs(30)),
+///     ..Timeouts::default()
+/// });
+///
+/// let request = Request {
+///     messages: vec![Message::user("Hi")],
+///     ..Request::default()
+/// };
+/// let mut stream = client.stream(&request);
+/// while let Some(event) = stream.next().await {
+///     if let StreamEvent::Text { text, .. } = event? {
+///         print!("{text}");
+///     }
+/// }
+/// let response = stream.response().await?;
+/// # let _ = response;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    config: ClientConfig,
+    retry: RetryPolicy,
+    timeouts: Timeouts,
+    fetch: Option<Function>,
+}
+
+impl Client {
+    /// A client with the default retries ([`RetryPolicy::default`]: 2) and
+    /// timeouts ([`Timeouts::default`]), sending with the global `fetch`.
+    pub fn new(config: ClientConfig) -> Self {
+        Client {
+            config,
+            retry: RetryPolicy::default(),
+            timeouts: Timeouts::default(),
+            fetch: None,
+        }
+    }
+
+    /// The retry policy (`max_retries: 0` for none).
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The timeouts.
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Sends with `fetch` instead of the global `fetch`: a function with
+    /// fetch's signature, called with one `Request` (which carries the
+    /// abort signal) and returning a `Response` or a promise of one. For a
+    /// Workers service binding (`env.SERVICE.fetch.bind(env.SERVICE)`), a
+    /// proxy or a test. Its `Response` may be of another realm or a
+    /// polyfill: it is read by its properties, not by `instanceof`.
+    pub fn with_fetch(mut self, fetch: Function) -> Self {
+        self.fetch = Some(fetch);
+        self
+    }
+
+    /// The config requests are encoded with.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    fn provider(&self) -> Provider {
+        self.config.provider.unwrap_or(Provider::OpenAi)
+    }
+
+    fn run(&self, request: &Request, stream: bool) -> Result<Run, Error> {
+        let http = encode_request(&self.config, request, stream)?;
+        let source = Source::Send {
+            http,
+            fetch: self.fetch.clone(),
+        };
+        Ok(Run::new(
+            self.provider(),
+            source,
+            self.retry,
+            self.timeouts.limits(),
+        ))
+    }
+
+    /// Streams the response to `request`. Nothing is sent until the stream
+    /// is first polled; a request that cannot be encoded is its first
+    /// (and only) item.
+    pub fn stream(&self, request: &Request) -> EventStream {
+        let key = self.config.api_key.clone();
+        match self.run(request, true) {
+            Ok(run) => EventStream::new(run, key),
+            Err(e) => EventStream::failed(e, key),
+        }
+    }
+
+    /// The whole response to `request` (not streamed). Dropping the future
+    /// aborts the fetch.
+    pub async fn complete(&self, request: &Request) -> Result<Response, Error> {
+        let result = match self.run(request, false) {
+            Ok(mut run) => run.complete().await,
+            Err(e) => Err(e),
+        };
+        result.map_err(|mut e| {
+            if let Some(key) = &self.config.api_key {
+                e.scrub(key);
+            }
+            e
+        })
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .field("retry", &self.retry)
+            .field("timeouts", &self.timeouts)
+            .field(
+                "fetch",
+                &if self.fetch.is_some() {
+                    "custom"
+                } else {
+                    "global"
+                },
+            )
+            .finish()
+    }
+}
+
+/// Decodes a streamed body the app already has: a `web_sys::ReadableStream`
+/// or a `web_sys::Response` (`&response` converts), of any realm. A
+/// response that is not a success is decoded as the provider's error.
+/// There is no request, so no retry and no timeout.
+///
+/// ```no_run
+/// use skyl::{web, Provider};
+///
+/// # async fn run(response: web_sys::Response) -> Result<(), skyl::Error> {
+/// let mut stream = web::decode_stream(Provider::OpenAi, &response);
+/// while let Some(event) = stream.next().await {
+///     println!("{:?}", event?);
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub fn decode_stream(provider: Provider, body: &JsValue) -> EventStream {
+    let run = Run::new(
+        provider,
+        Source::Given(body.clone()),
+        RetryPolicy::default(),
+        Limits::default(),
+    );
+    EventStream::new(run, None)
+}
