@@ -25,7 +25,9 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use skyl::web::{self, Client};
-use skyl::{ApiErrorKind, Error, Provider, Request, Response, StreamDecoder, StreamEvent, Timeout};
+use skyl::{
+    ApiErrorKind, Error, Message, Provider, Request, Response, StreamDecoder, StreamEvent, Timeout,
+};
 use support::*;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -419,4 +421,75 @@ async fn decode_stream_reads_a_response_or_a_stream() {
         .response()
         .await;
     assert!(matches!(e, Err(Error::InvalidResponse { .. })), "{e:?}");
+}
+
+// ------------------------------------------------ the model and JsValue
+
+#[wasm_bindgen_test]
+async fn responses_and_events_convert_to_the_packages_shapes() {
+    let case = "responses/skyl-synthetic-parallel-interleaved.stream";
+    let bytes = fixture_bytes(case).await;
+    let (events, response) = StreamDecoder::decode_all(Provider::Responses, &bytes);
+    let response = response.unwrap();
+    let js = web::to_js(&response).unwrap();
+    assert_eq!(
+        stringify(&js),
+        as_js_reads(&serde_json::to_string(&response).unwrap())
+    );
+    assert_eq!(web::from_js::<Response>(&js).unwrap(), response);
+    for event in events {
+        let js = web::to_js(&event).unwrap();
+        assert_eq!(
+            stringify(&js),
+            as_js_reads(&serde_json::to_string(&event).unwrap())
+        );
+        assert_eq!(web::from_js::<StreamEvent>(&js).unwrap(), event);
+    }
+    // The package's own writer of a whole response (the JS boundary).
+    let body = r#"{"id":"r","model":"m","choices":[{"message":{"role":"assistant","content":"Hi","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"n\":9007199254740993}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#;
+    let decoded = skyl::decode_response(Provider::OpenAi, body).unwrap();
+    let written = skyl::__shell::response("openai", body);
+    let shell: serde_json::Value = serde_json::from_str(&written).unwrap();
+    let js = web::to_js(&decoded).unwrap();
+    assert_eq!(stringify(&js), as_js_reads(&shell["response"].to_string()));
+}
+
+#[wasm_bindgen_test]
+fn requests_and_messages_convert_both_ways() {
+    for text in [
+        include_str!("golden/requests/cache_marks.json"),
+        include_str!("golden/requests/images.json"),
+        include_str!("golden/requests/reasoning_replay.json"),
+        include_str!("golden/requests/sampling_and_options.json"),
+    ] {
+        let want: Request = serde_json::from_str(text).unwrap();
+        let js = js_sys::JSON::parse(text).unwrap();
+        assert_eq!(web::from_js::<Request>(&js).unwrap(), want);
+        let back = web::to_js(&want).unwrap();
+        assert_eq!(
+            stringify(&back),
+            as_js_reads(&serde_json::to_string(&want).unwrap())
+        );
+        assert_eq!(web::from_js::<Request>(&back).unwrap(), want);
+        let history = want.messages.clone();
+        let js = web::to_js(&history).unwrap();
+        assert_eq!(web::from_js::<Vec<Message>>(&js).unwrap(), history);
+    }
+    // A big number in a schema becomes the double JSON.parse makes.
+    let text = r#"{"messages":[],"tools":[{"name":"f","parameters":{"type":"object","maximum":18446744073709551615}}]}"#;
+    let request: Request = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        stringify(&web::to_js(&request).unwrap()),
+        as_js_reads(&serde_json::to_string(&request).unwrap())
+    );
+    // What does not fit is an error naming the field.
+    let bad = js_sys::JSON::parse(r#"{"messages":[{"role":"robot"}]}"#).unwrap();
+    let e = web::from_js::<Request>(&bad).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidRequest { path, .. } if path == "messages[0].role"),
+        "{e:?}"
+    );
+    let e = web::from_js::<Vec<Message>>(&JsValue::from(3)).unwrap_err();
+    assert!(matches!(e, Error::InvalidRequest { .. }), "{e:?}");
+    assert!(web::from_js::<Response>(&JsValue::UNDEFINED).is_err());
 }

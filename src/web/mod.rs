@@ -9,6 +9,9 @@
 //!   [`Response`](crate::Response).
 //! - [`decode_stream`] decodes a body the app already has (a Workers
 //!   service binding's response, a proxy's).
+//! - [`to_js`] and [`from_js`] convert the model to and from `JsValue`, in
+//!   the shapes of the npm package, for an app that hands values to JS or
+//!   takes them from it.
 //!
 //! It sends with the global `fetch` (gloo-net's request builder; the
 //! answer read through gloo-net, or by its properties when a custom fetch
@@ -43,6 +46,7 @@
 mod abort;
 mod body;
 mod client;
+mod convert;
 mod events;
 mod fetch;
 mod js;
@@ -50,6 +54,7 @@ mod run;
 mod timer;
 
 pub use client::{decode_stream, Client, Timeouts};
+pub use convert::{from_js, to_js, JsModel};
 pub use events::EventStream;
 
 use crate::model::StreamEvent;

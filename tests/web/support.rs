@@ -230,3 +230,14 @@ pub fn duck_response(body: &JsValue, status: u16) -> JsValue {
     Reflect::set(&object, &"body".into(), body).unwrap();
     object.into()
 }
+
+/// A value as the JSON text `JSON.stringify` writes.
+pub fn stringify(value: &JsValue) -> String {
+    js_sys::JSON::stringify(value).unwrap().as_string().unwrap()
+}
+
+/// JSON text as JS reads it (`JSON.parse`), written back out: the npm
+/// package's shape of that text.
+pub fn as_js_reads(text: &str) -> String {
+    stringify(&js_sys::JSON::parse(text).unwrap())
+}
