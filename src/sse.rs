@@ -149,9 +149,7 @@ impl SseParser {
                 self.check_size(self.line.len() + line.len())?;
                 let mut whole = std::mem::take(&mut self.line);
                 whole.extend_from_slice(line);
-                self.process_line(&whole, out);
-                whole.clear();
-                self.line = whole; // keep the allocation
+                self.process_gathered(whole, out);
             }
             rest = tail;
         }
@@ -189,6 +187,18 @@ impl SseParser {
             return Err(self.too_large());
         }
         Ok(())
+    }
+
+    /// A line that came in pieces, gathered in `whole`. The buffer is kept
+    /// for the next line only if it is small, so that one huge event does
+    /// not hold its memory for the rest of the stream (in wasm, memory once
+    /// grown is never returned, and what is freed can be reused).
+    fn process_gathered(&mut self, mut whole: Vec<u8>, out: &mut Vec<SseEvent>) {
+        self.process_line(&whole, out);
+        if whole.capacity() <= MAX_SPARE {
+            whole.clear();
+            self.line = whole; // keep the allocation
+        }
     }
 
     fn process_line(&mut self, mut line: &[u8], out: &mut Vec<SseEvent>) {
@@ -431,6 +441,54 @@ mod tests {
             d.feed(b"data: 0123456789\n\n", &mut out).unwrap();
         }
         assert_eq!(out.len(), 100);
+    }
+
+    /// A data line longer than the spare size, fed in pieces, is dispatched
+    /// whole; afterwards the parser holds no large buffer (wasm memory never
+    /// shrinks, so a kept buffer would be held for the rest of the stream).
+    #[test]
+    fn a_long_line_is_dispatched_whole_and_its_buffer_not_kept() {
+        let long = "é".repeat(MAX_SPARE);
+        let body = format!("data: {long}\n\ndata: after\n\n");
+        let mut d = SseParser::new();
+        let mut out = Vec::new();
+        for piece in body.as_bytes().chunks(4096) {
+            d.feed(piece, &mut out).unwrap();
+        }
+        d.finish(&mut out).unwrap();
+        assert_eq!(data(&out), [long.as_str(), "after"]);
+        assert!(d.line.capacity() <= MAX_SPARE, "{}", d.line.capacity());
+        assert!(d.data.capacity() <= MAX_SPARE, "{}", d.data.capacity());
+    }
+
+    /// Other long lines that come in pieces decode as short ones do: joined
+    /// data lines, invalid UTF-8, another field, a comment.
+    #[test]
+    fn other_long_lines_decode_as_short_ones_do() {
+        let long = "x".repeat(MAX_SPARE + 1);
+        let gathered = |body: &[u8]| {
+            let mut d = SseParser::new();
+            let mut out = Vec::new();
+            for piece in body.chunks(1000) {
+                d.feed(piece, &mut out).unwrap();
+            }
+            d.finish(&mut out).unwrap();
+            out
+        };
+        let ev = gathered(format!("data: a\ndata: {long}\n\n").as_bytes());
+        assert_eq!(data(&ev), [format!("a\n{long}")]);
+        let ev = gathered(format!("data: {long}\ndata: b\n\n").as_bytes());
+        assert_eq!(data(&ev), [format!("{long}\nb")]);
+        let mut invalid = format!("data: {long}").into_bytes();
+        invalid.extend_from_slice(b"\xFF\n\n");
+        assert_eq!(data(&gathered(&invalid)), [format!("{long}\u{FFFD}")]);
+        let ev = gathered(format!("event: {long}\ndata: y\n\n").as_bytes());
+        assert_eq!(
+            (ev[0].event.as_deref(), ev[0].data.as_str()),
+            (Some(&*long), "y")
+        );
+        let ev = gathered(format!(": {long}\ndata: z\n\n").as_bytes());
+        assert_eq!(data(&ev), ["z"]);
     }
 
     #[test]

@@ -59,9 +59,10 @@ pub struct StreamDecoder {
     no_frame: Raw,
     outcome: Option<Result<Response, Error>>,
     /// The body so far while no SSE event has come (up to the event size
-    /// limit; `None` once one has, or past the limit): a body without SSE
-    /// framing (a JSON error, or a whole response from a server that
-    /// ignored `stream`) is read as one frame at the end.
+    /// limit; `None` once one has, past the limit, or once the body cannot
+    /// be JSON): a body without SSE framing (a JSON error, or a whole
+    /// response from a server that ignored `stream`) is read as one frame
+    /// at the end.
     unframed: Option<Vec<u8>>,
 }
 
@@ -125,7 +126,10 @@ impl StreamDecoder {
         let mut events = std::mem::take(&mut self.events);
         let fed = self.sse.feed(chunk, &mut events);
         if let Some(body) = &mut self.unframed {
-            if !events.is_empty() || body.len() + chunk.len() > self.sse.max_event_bytes() {
+            if !events.is_empty()
+                || body.len() + chunk.len() > self.sse.max_event_bytes()
+                || !may_be_json(body, chunk)
+            {
                 self.unframed = None;
             } else {
                 body.extend_from_slice(chunk);
@@ -255,10 +259,55 @@ impl StreamDecoder {
     }
 }
 
+/// Whether a body that begins with `body` then `chunk` may still be JSON
+/// for [`StreamDecoder::unframed_body`], which reads only a body whose text,
+/// trimmed, starts with `{` or `[`: false once its first byte that is not
+/// ASCII whitespace is another ASCII byte. (A non-ASCII byte may begin
+/// Unicode whitespace, which the trim removes: such a body is kept.) An SSE
+/// body starts with `data:`, `event:` or `:`, so a large first event is not
+/// copied twice.
+fn may_be_json(body: &[u8], chunk: &[u8]) -> bool {
+    let space = |b: &&u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+    match body.iter().chain(chunk).find(|b| !space(b)) {
+        Some(&b) => b == b'{' || b == b'[' || !b.is_ascii(),
+        None => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::ToolCall;
+
+    /// An SSE body is not also kept as a possible unframed body once its
+    /// first byte shows it is not JSON (a large first event would be held
+    /// twice); JSON after whitespace still is.
+    #[test]
+    fn an_sse_body_is_not_kept_as_an_unframed_one() {
+        let mut d = StreamDecoder::new(Provider::OpenAi);
+        let mut out = Vec::new();
+        d.feed(b"\r\n ", &mut out).unwrap();
+        assert!(d.unframed.is_some());
+        d.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"H", &mut out)
+            .unwrap();
+        assert!(d.unframed.is_none());
+        for (body, json) in [
+            (&b" \n\t{}"[..], true),
+            (b"[", true),
+            (b"\xC2\xA0{", true),
+            (b"", true),
+            (b": ping", false),
+            (b"event: x", false),
+            (b"\xEF\xBB\xBFdata", true),
+        ] {
+            assert_eq!(may_be_json(b"", body), json, "{body:?}");
+            assert_eq!(
+                may_be_json(body, b"x"),
+                json && !body.is_empty(),
+                "{body:?}"
+            );
+        }
+    }
 
     /// Each event's `raw` is its own frame, whether or not the frames in
     /// between were copied (argument fragments are not).
