@@ -16,6 +16,7 @@ import {
   StreamEndedEarlyError,
   PROVIDERS,
   ready,
+  wasmMemorySize,
   type Message,
   type StreamEvent,
   type Response,
@@ -159,6 +160,8 @@ async function decode(body: ReadableStream<Uint8Array>, res: globalThis.Response
   const r = await decodeStream("openai", res, { signal: AbortSignal.timeout(1000) }).response();
   const parts: Part[] = r.message.parts;
   await ready();
+  const bytes: number = wasmMemorySize();
+  void bytes;
   validateTool(tools[0]!);
   validateToolCall({ id: "c", name: "f", arguments: "{}" });
   validateRequest({ messages: [] });

@@ -9,7 +9,8 @@
 // before it, no cycles):
 //
 //   errors.js    SkylError and its subclasses; ErrorInfo -> error, scrubbed
-//   guard.js     ready(), and `call`: every call into the wasm, panics typed
+//   guard.js     ready(), wasmMemorySize(), and `call`: every call into the
+//                wasm, panics typed
 //   boundary.js  the format of what the wasm returns, and its decoder
 //   request.js   Run: one request's attempts, retries, timeouts, aborts
 //   result.js    StreamResult: the stream's iterator and response()
@@ -35,7 +36,7 @@ export {
   StreamEndedEarlyError,
   TimeoutError,
 } from "./errors.js";
-export { ready } from "./guard.js";
+export { ready, wasmMemorySize } from "./guard.js";
 export { StreamResult } from "./result.js";
 export { toolErrorMessage, toolResultMessage } from "./messages.js";
 export {

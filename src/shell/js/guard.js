@@ -25,6 +25,16 @@ export function ready() {
   return wasmState.promise;
 }
 
+/**
+ * The size in bytes of this instance's WebAssembly memory, for diagnostics:
+ * the most skyl has held at once (plus the module's static data and stack),
+ * since WebAssembly memory grows and never shrinks; memory freed inside it
+ * is reused. 0 until the module is instantiated.
+ */
+export function wasmMemorySize() {
+  return wasmState.done ? wasm.wasmMemory().buffer.byteLength : 0;
+}
+
 /** Calls into WebAssembly; a trap after a panic becomes a PanicError. */
 export function call(fn) {
   if (panicMessage !== null) throw panicError();

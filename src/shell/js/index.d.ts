@@ -263,6 +263,16 @@ export declare function decodeStream(
  */
 export declare function ready(): Promise<void>;
 
+/**
+ * Diagnostics: the size in bytes of this instance's WebAssembly memory (one
+ * per loaded module, shared by every Client). WebAssembly memory grows and
+ * never shrinks, so this is the most skyl has held at once, plus about
+ * 1.1 MiB of static data and stack; memory freed inside it is reused. In a
+ * Worker it counts toward the isolate's memory limit. 0 until the module is
+ * instantiated.
+ */
+export declare function wasmMemorySize(): number;
+
 export declare function toolResultMessage(callId: string, content: string | object): Message;
 export declare function toolErrorMessage(callId: string, error: unknown): Message;
 /** Throw InvalidRequestError when invalid. */
