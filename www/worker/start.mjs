@@ -16,13 +16,18 @@ export const KEYS = [
 
 /**
  * Runs a Worker project (`dir`, default the demo Worker) under wrangler dev
- * on 127.0.0.1:`port`, with MOCK_URL = `mockURL` if given and the keys found
- * in `env` (written to .dev.vars, readable only by this user, removed by
- * stop()). Resolves with { url, stop, log } once it answers `probe`.
+ * on 127.0.0.1:`port`, with MOCK_URL = `mockURL` if given, the other
+ * variables in `vars` (name: value), and the keys found in `env` (written
+ * to .dev.vars, readable only by this user, removed by stop()). Its V8
+ * inspector listens on `inspectorPort` if given, else where wrangler
+ * chooses. Resolves with { url, stop, log, pid } once it answers `probe`
+ * (`pid`: wrangler's, which leads the process group that workerd is in).
  */
 export async function startWorker({
   port,
   mockURL,
+  vars: extraVars = {},
+  inspectorPort,
   dir = here,
   env = process.env,
   probe = "/api/config",
@@ -34,6 +39,8 @@ export async function startWorker({
   else fs.rmSync(vars, { force: true });
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"];
   if (mockURL) args.push("--var", `MOCK_URL:${mockURL}`);
+  for (const [name, value] of Object.entries(extraVars)) args.push("--var", `${name}:${value}`);
+  if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
   const proc = spawn(path.join(root, "node_modules/.bin/wrangler"), args, {
     cwd: dir,
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_UPDATE_NOTIFIER: "1" },
@@ -60,7 +67,7 @@ export async function startWorker({
   for (;;) {
     try {
       await fetch(`${url}${probe}`);
-      return { url, stop, log: () => log };
+      return { url, stop, log: () => log, pid: proc.pid };
     } catch {
       if (proc.exitCode !== null || Date.now() > end) {
         stop();

@@ -6,7 +6,11 @@
 //
 // Without a key for a provider, it talks to the local mock provider
 // (MOCK_URL), which answers in that provider's real wire format.
-import { Client, SkylError } from "skyl";
+//
+// GET /api/_memory is a diagnostic for scripts/worker-memory.mjs, served
+// only when the variable DIAGNOSTICS is "1" (it is "0" in wrangler.toml,
+// so the demo answers 404 there).
+import { Client, SkylError, wasmMemorySize } from "skyl";
 
 const PROVIDERS = {
   openai: { key: "OPENAI_API_KEY", model: "gpt-4.1-mini" },
@@ -52,6 +56,21 @@ function config(env) {
   return { providers, mockURL: env.MOCK_URL ?? "http://127.0.0.1:8788" };
 }
 
+/** Chats this isolate is streaming now, and has streamed since it started. */
+const streams = { active: 0, served: 0 };
+
+/**
+ * What skyl holds in this isolate: the size of its WebAssembly memory (the
+ * most it has held at once; it never shrinks), and the chats in flight.
+ */
+function memory() {
+  return {
+    wasmMemoryBytes: wasmMemorySize(),
+    activeStreams: streams.active,
+    streamsServed: streams.served,
+  };
+}
+
 const encoder = new TextEncoder();
 const sse = (event, data) =>
   encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
@@ -81,6 +100,7 @@ async function chat(request, env) {
   const { readable, writable } = new TransformStream();
   const writer = writable.getWriter();
   const stream = client.stream(req);
+  streams.active++;
   (async () => {
     try {
       for await (const ev of stream) {
@@ -101,6 +121,8 @@ async function chat(request, env) {
           : { name: "Error", code: "error", message: String(e?.message ?? e) };
       await writer.write(sse("error", info)).catch(() => {});
     } finally {
+      streams.active--;
+      streams.served++;
       await writer.close().catch(() => {});
     }
   })();
@@ -122,6 +144,8 @@ export default {
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
     if (url.pathname === "/api/config") return Response.json(config(env), { headers: cors });
     if (url.pathname === "/api/chat" && request.method === "POST") return chat(request, env);
+    if (url.pathname === "/api/_memory" && env.DIAGNOSTICS === "1")
+      return Response.json(memory(), { headers: cors });
     return new Response("skyl demo worker: POST /api/chat, GET /api/config", {
       status: 404,
       headers: cors,
