@@ -139,8 +139,8 @@ pub mod openai {
 #[doc(hidden)]
 pub mod __shell {
     pub use crate::shell::{
-        boundary_version, encode, expand_result, http_error, response, retry_delay, validate,
-        BoundaryStream,
+        boundary_version, encode, expand_result, http_error, interrupt, request_id, response,
+        retry_delay, validate, BoundaryStream,
     };
     /// The `#[wasm_bindgen]` exports.
     #[cfg(target_arch = "wasm32")]

@@ -7,7 +7,9 @@
 
 use serde_json::Value;
 use skyl::__shell::expand_result;
-use skyl::__shell::wasm::{decode_http_error, encode_request, retry_delay, validate, Decoder};
+use skyl::__shell::wasm::{
+    decode_http_error, encode_request, interrupt, retry_delay, validate, Decoder,
+};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const OPENAI: &[u8] = include_bytes!("fixtures/conformance/openai/openai-text.stream.sse");
@@ -121,10 +123,13 @@ fn requests_encode_and_errors_decode_in_wasm() {
         429,
         r#"[["retry-after-ms","20"]]"#,
         r#"{"error":{"message":"slow","type":"rate_limit_error"}}"#,
+        1.0e12,
     ));
     assert_eq!(err["error"]["name"], "RateLimitError");
     assert_eq!(err["error"]["retryAfterMs"], 20);
     assert!(validate("tool", r#"{"name":""}"#).contains("tool.name"));
-    assert_eq!(retry_delay(0, 2, 20.0, 0.5), 20.0);
+    assert_eq!(retry_delay(0, 2, true, false, 20.0, 0.5), 20.0);
+    assert_eq!(retry_delay(0, 2, true, true, 20.0, 0.5), -1.0);
+    assert!(interrupt("openai", r#"{"timeout":"idle","afterMs":5}"#).contains("TimeoutError"));
     assert!(Decoder::new("nope", None).is_err());
 }

@@ -92,7 +92,29 @@ impl Provider {
     pub fn from_name(name: &str) -> Option<Provider> {
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
+
+    /// The Cargo feature that builds its adapter: `openai` (also for
+    /// `openaicompat` and `responses`), `anthropic`, `gemini`.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Provider::OpenAi | Provider::OpenAiCompat | Provider::Responses => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// Whether a [`ClientConfig`] for it needs a `base_url`: only
+    /// `openaicompat` has no default endpoint ([`encode_request`] fails
+    /// without one).
+    pub fn needs_base_url(self) -> bool {
+        self == Provider::OpenAiCompat
+    }
 }
+
+/// The message of the error for a provider that [`Provider::needs_base_url`]
+/// and was given none.
+pub(crate) const BASE_URL_NEEDED: &str =
+    "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)";
 
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -435,6 +457,29 @@ mod tests {
                 image_source(Some(url), None, None),
                 Ok(ImageSource::Url { .. })
             ));
+        }
+    }
+
+    /// `needs_base_url` (what the JS constructor checks, from the
+    /// generated policy.js) is what encoding does.
+    #[test]
+    fn only_the_providers_that_need_a_base_url_fail_without_one() {
+        let request = Request {
+            model: Some("m".into()),
+            messages: vec![crate::model::Message::user("hi")],
+            ..Request::default()
+        };
+        for p in Provider::ALL {
+            let got = encode_request(&ClientConfig::new(p), &request, false);
+            if p.needs_base_url() {
+                let want = Error::invalid_request("baseURL", BASE_URL_NEEDED);
+                assert_eq!(got.err(), Some(want), "{p}");
+            } else {
+                assert!(got.is_ok(), "{p}: {got:?}");
+            }
+            let mut config = ClientConfig::new(p);
+            config.base_url = Some("http://127.0.0.1:1/v1".into());
+            assert!(encode_request(&config, &request, false).is_ok(), "{p}");
         }
     }
 

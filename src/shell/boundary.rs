@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The version of this format. The JS half (`js/boundary.js`) has its own
 /// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
 /// differs: bump both together whenever the format changes.
-pub(crate) const BOUNDARY_VERSION: u32 = 1;
+pub(crate) const BOUNDARY_VERSION: u32 = 2;
 
 /// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {
@@ -272,7 +272,12 @@ impl BoundaryStream {
 
     fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
         out.extend_from_slice(b",\"error\":");
-        let info = e.info(self.provider);
+        let mut info = e.info(self.provider);
+        // Every kind says whether events had been handed out before it,
+        // as this decoder knows: also the kinds without a flag of their
+        // own (an event too large, a content filter), which are never
+        // retryable.
+        info.events_emitted |= self.inner.events_emitted();
         let mut w = Out::from_bytes(std::mem::take(out));
         error_info::error_info(&mut w.object(), &info);
         *out = w.into_bytes();
@@ -463,5 +468,22 @@ mod tests {
         assert_eq!(out["error"]["partial"]["text"], "Hi");
         assert_eq!(out["error"]["retryable"], false);
         assert!(BoundaryStream::new("nope", None).is_err());
+    }
+
+    /// An error after an event says so, whatever its kind: the JS half
+    /// reports `eventsEmitted` from here, as the Rust driver would.
+    #[test]
+    fn an_error_after_an_event_says_events_were_handed_out() {
+        let text = b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n";
+        let huge = [b"data: ".as_slice(), &[b'x'; 100]].concat();
+        for (first, then) in [(&text[..], &huge[..]), (b"", &huge[..])] {
+            let mut d = BoundaryStream::new("openai", Some(64)).unwrap();
+            let emitted = !first.is_empty();
+            d.feed(first);
+            let out = rebuild(&d.feed(then));
+            assert_eq!(out["error"]["code"], "event_too_large");
+            assert_eq!(out["error"]["eventsEmitted"], emitted);
+            assert_eq!(out["error"]["retryable"], false);
+        }
     }
 }

@@ -7,7 +7,10 @@
 //! subclass in one place.
 
 pub(crate) mod boundary;
+pub(crate) mod driver;
 pub(crate) mod error_info;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod policy_js;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod to_json_tests;
 #[cfg(target_arch = "wasm32")]
@@ -16,14 +19,16 @@ pub(crate) mod wasm;
 use serde_json::Value;
 
 pub use boundary::{boundary_version, expand_result, BoundaryStream};
+pub use driver::{interrupt, request_id, retry_delay};
 
 use crate::error::Error;
 use crate::json::write::quoted;
 use crate::model::from_json::{self as read, At, ReadError};
 use crate::model::to_json;
 use crate::model::validate::{validate_request, validate_tool, validate_tool_call};
-use crate::providers::{decode_error, decode_response, encode_request, ClientConfig, Provider};
-use crate::retry::RetryPolicy;
+use crate::providers::{
+    decode_error, decode_error_at, decode_response, encode_request, ClientConfig, Provider,
+};
 
 /// The client options the JS shell passes to [`encode`].
 #[derive(Debug, Default)]
@@ -162,14 +167,24 @@ pub fn response(provider: &str, body: &str) -> String {
 }
 
 /// Decodes an HTTP error response: always `{"error": ...}`. `headers_json`
-/// is `[[name, value], ...]`.
-pub fn http_error(provider: &str, status: u16, headers_json: &str, body: &str) -> String {
+/// is `[[name, value], ...]`; `now_ms` is the driver's clock (milliseconds
+/// since the Unix epoch; negative or NaN: none), for a `retry-after` given
+/// as an HTTP date.
+pub fn http_error(
+    provider: &str,
+    status: u16,
+    headers_json: &str,
+    body: &str,
+    now_ms: f64,
+) -> String {
     let label = provider_label(provider);
     let headers =
         crate::json::read::parse(headers_json).map_or_else(|_| Vec::new(), read::string_pairs);
-    let e = match provider_named(provider) {
-        Ok(p) => decode_error(p, status, &headers, body),
-        Err(e) => e,
+    let now = (now_ms.is_finite() && now_ms >= 0.0).then_some(now_ms as u64);
+    let e = match (provider_named(provider), now) {
+        (Ok(p), Some(now)) => decode_error_at(p, status, &headers, body, now),
+        (Ok(p), None) => decode_error(p, status, &headers, body),
+        (Err(e), _) => e,
     };
     error_json(&e, label)
 }
@@ -193,20 +208,6 @@ pub fn validate(kind: &str, json: &str) -> String {
         Ok(()) => String::new(),
         Err(e) => error_json(&e, "unknown"),
     }
-}
-
-/// The delay in milliseconds before the next retry, or `-1` for none.
-/// `retry_after_ms` below zero (or NaN) means the provider asked for none.
-pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, random: f64) -> f64 {
-    let policy = RetryPolicy {
-        max_retries,
-        ..RetryPolicy::default()
-    };
-    let after =
-        (retry_after_ms.is_finite() && retry_after_ms >= 0.0).then_some(retry_after_ms as u64);
-    policy
-        .delay_ms(retries_done, after, random)
-        .map_or(-1.0, |ms| ms as f64)
 }
 
 #[cfg(test)]
@@ -270,10 +271,18 @@ mod tests {
             529,
             r#"[["retry-after","2"],["request-id","req_9"]]"#,
             r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            -1.0,
         ));
         assert_eq!(out["error"]["name"], "OverloadedError");
         assert_eq!(out["error"]["retryAfterMs"], 2000);
         assert_eq!(out["error"]["requestId"], "req_9");
+        // A retry-after date is read against the clock JS passes.
+        let dated = r#"[["retry-after","Wed, 21 Oct 2015 07:28:00 GMT"]]"#;
+        let at =
+            |now| v(&http_error("openai", 429, dated, "{}", now))["error"]["retryAfterMs"].clone();
+        assert_eq!(at(1_445_412_478_500.0), 1_500);
+        assert_eq!(at(-1.0), Value::Null);
+        assert_eq!(at(f64::NAN), Value::Null);
         assert_eq!(validate("tool", r#"{"name":"f"}"#), "");
         assert_eq!(
             v(&validate("tool", r#"{"name":""}"#))["error"]["path"],
@@ -284,13 +293,5 @@ mod tests {
                 .contains("toolCall.id")
         );
         assert!(!validate("nonsense", "{}").is_empty());
-    }
-
-    #[test]
-    fn retry_delay_is_minus_one_when_none_is_left() {
-        assert_eq!(retry_delay(0, 2, -1.0, 0.0), 500.0);
-        assert_eq!(retry_delay(0, 2, 250.0, 0.0), 250.0);
-        assert_eq!(retry_delay(2, 2, -1.0, 0.0), -1.0);
-        assert_eq!(retry_delay(0, 2, f64::NAN, 0.0), 500.0);
     }
 }

@@ -5,7 +5,8 @@
 //! The JS half, `src/shell/js/`, does what belongs to the JS runtime: `fetch`
 //! and the `ReadableStream` reader, timers, `AbortSignal`, the async
 //! iterator and the `Error` subclasses. Every protocol decision (encoding,
-//! decoding, error typing, retry policy) is made here, in Rust.
+//! decoding, error typing) and every driver decision (retries, timeouts,
+//! transport errors; `crate::policy`) is made here, in Rust.
 
 use wasm_bindgen::prelude::*;
 
@@ -31,8 +32,14 @@ pub fn decode_response(provider: &str, body: &str) -> String {
 
 /// Decodes an HTTP error response; see [`jsapi::http_error`].
 #[wasm_bindgen(js_name = decodeHttpError)]
-pub fn decode_http_error(provider: &str, status: u16, headers_json: &str, body: &str) -> String {
-    jsapi::http_error(provider, status, headers_json, body)
+pub fn decode_http_error(
+    provider: &str,
+    status: u16,
+    headers_json: &str,
+    body: &str,
+    now_ms: f64,
+) -> String {
+    jsapi::http_error(provider, status, headers_json, body, now_ms)
 }
 
 /// Validates a tool, tool call or request; see [`jsapi::validate`].
@@ -43,8 +50,35 @@ pub fn validate(kind: &str, json: &str) -> String {
 
 /// The delay before the next retry, or -1; see [`jsapi::retry_delay`].
 #[wasm_bindgen(js_name = retryDelay)]
-pub fn retry_delay(retries_done: u32, max_retries: u32, retry_after_ms: f64, random: f64) -> f64 {
-    jsapi::retry_delay(retries_done, max_retries, retry_after_ms, random)
+pub fn retry_delay(
+    retries_done: u32,
+    max_retries: u32,
+    retryable: bool,
+    handed_out: bool,
+    retry_after_ms: f64,
+    random: f64,
+) -> f64 {
+    jsapi::retry_delay(
+        retries_done,
+        max_retries,
+        retryable,
+        handed_out,
+        retry_after_ms,
+        random,
+    )
+}
+
+/// What interrupted the driver (a timer, the connection, an abort); see
+/// [`jsapi::interrupt`].
+#[wasm_bindgen]
+pub fn interrupt(provider: &str, json: &str) -> String {
+    jsapi::interrupt(provider, json)
+}
+
+/// A response's request id; see [`jsapi::request_id`].
+#[wasm_bindgen(js_name = requestId)]
+pub fn request_id(headers_json: &str) -> String {
+    jsapi::request_id(headers_json)
 }
 
 /// A stream decoder: bytes in, JSON events out.

@@ -1,8 +1,10 @@
 // Reliability through the real JS transport (fetch + ReadableStream from the
 // loopback mock): chunk boundaries, fault injection at every frame boundary
-// and inside frames, resource bounds, key safety on every error path, and
-// objects built from hostile provider JSON. Bounded for the test command;
-// scripts/reliability runs the full sizes and reports the figures.
+// and inside frames, resource bounds, the driver policy (retries, timeouts,
+// broken connections: decided by the core, src/policy.rs) with key safety
+// on every error path, and objects built from hostile provider JSON.
+// Bounded for the test command; scripts/reliability runs the full sizes and
+// reports the figures.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -228,20 +230,125 @@ describe("resource bounds", () => {
   });
 });
 
-describe("secrets and hostile input", () => {
-  const KEY = "sk-live-RECOGNISABLE-7q2w9e8r";
-  const everything = (e) => {
-    const seen = [];
-    for (let x = e; x; x = x.cause)
-      seen.push(
-        String(x),
-        x.stack ?? "",
-        JSON.stringify(x),
-        JSON.stringify(Object.getOwnPropertyDescriptors(x)),
-      );
-    return seen.join("\n");
-  };
+const KEY = "sk-live-RECOGNISABLE-7q2w9e8r";
+/** Everything an error shows: text, stack, JSON, every property, and its causes'. */
+const everything = (e) => {
+  const seen = [];
+  for (let x = e; x; x = x.cause)
+    seen.push(
+      String(x),
+      x.stack ?? "",
+      JSON.stringify(x),
+      JSON.stringify(Object.getOwnPropertyDescriptors(x)),
+    );
+  return seen.join("\n");
+};
 
+describe("the driver policy, through fetch and timers", () => {
+  const utf8 = new TextEncoder();
+  const data = (o) => `data: ${JSON.stringify(o)}\n\n`;
+  const HI = data({ id: "c", model: "m", choices: [{ index: 0, delta: { content: "Hi" } }] });
+  const END = data({ id: "c", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+  const INBAND = data({ error: { message: "busy", type: "server_error" } });
+  // What the transport throws echoes the key: it must not reach the error.
+  const broken = () => new TypeError(`terminated (key ${KEY})`);
+
+  /**
+   * A fetch answering attempt n as `plans[n]` (the last repeats): `throw`,
+   * `hang` (until aborted), `{ status, headers }`, or frames then `stall`
+   * (no more data), `break` (the connection fails) or the end.
+   */
+  function planned(plans, log) {
+    return (_url, init) => {
+      const plan = plans[Math.min(log.length, plans.length - 1)];
+      log.push(Date.now());
+      if (plan === "throw") return Promise.reject(new TypeError(`fetch failed for ${KEY}`));
+      if (plan === "hang")
+        return new Promise((_, reject) =>
+          init.signal.addEventListener("abort", () => reject(init.signal.reason)),
+        );
+      if (plan.status) return Promise.resolve(new Response("{}", plan));
+      const chunks = [...plan];
+      const body = new ReadableStream(
+        {
+          pull(c) {
+            const next = chunks.shift();
+            if (next === undefined) return c.close();
+            if (next === "stall") return new Promise(() => {});
+            if (next === "break") return c.error(broken());
+            c.enqueue(utf8.encode(next));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return Promise.resolve(new Response(body, { status: 200 }));
+    };
+  }
+
+  // [name, per-attempt plans, timeout, what happens: the attempts made, and
+  // the error's class, retryable, eventsEmitted, or the text of a success]
+  const cases = [
+    ["stall before any event", [["stall"]], { idle: 80 }, [2, "TimeoutError", true, false]],
+    ["stall after an event", [[HI, "stall"]], { idle: 80 }, [1, "TimeoutError", false, true]],
+    ["stall after the terminal frame", [[HI, END, "stall"]], { idle: 80 }, [1, "Hi"]],
+    ["break before any event", [["break"]], {}, [2, "ConnectionError", true, false]],
+    ["break after an event", [[HI, "break"]], {}, [1, "ConnectionError", false, true]],
+    ["break after the terminal frame", [[HI, END, "break"]], {}, [1, "Hi"]],
+    ["fetch throws", ["throw"], {}, [2, "ConnectionError", true, false]],
+    ["no response", ["hang"], { firstByte: 80 }, [2, "TimeoutError", true, false]],
+    ["the total timeout", ["hang"], { total: 150 }, [1, "TimeoutError", false, false]],
+    ["in-band before any event, then fine", [[INBAND], [HI, END]], {}, [2, "Hi"]],
+    ["in-band after an event", [[HI, INBAND]], {}, [1, "InternalServerError", false, true]],
+    ["401", [{ status: 401 }], {}, [1, "AuthenticationError", false, false]],
+    ["503, then fine", [{ status: 503 }, [HI, END]], {}, [2, "Hi"]],
+  ];
+  for (const [name, plans, timeout, [attempts, ...want]] of cases) {
+    test(name, async () => {
+      const log = [];
+      const c = new skyl.Client({
+        provider: "openai",
+        model: "m",
+        apiKey: KEY,
+        fetch: planned(plans, log),
+        maxRetries: 1,
+        timeout,
+      });
+      const { events, error, response } = await collect(c.stream({ messages: ask("hi") }));
+      assert.equal(log.length, attempts, `${name}: attempts`);
+      if (want.length === 1) {
+        assert.ifError(error);
+        assert.equal(response.text, want[0]);
+        return;
+      }
+      const [cls, retryable, eventsEmitted] = want;
+      assert.ok(error instanceof skyl[cls], `${name}: ${error}`);
+      assert.equal(error.name, cls);
+      assert.equal(error.retryable, retryable, `${name}: retryable`);
+      assert.equal(error.eventsEmitted, eventsEmitted, `${name}: eventsEmitted`);
+      assert.equal(events.length > 0, eventsEmitted);
+      if (eventsEmitted) assert.equal(error.partial?.text, "Hi", `${name}: partial`);
+      assert.ok(!everything(error).includes(KEY), `${name}: the key leaked`);
+    });
+  }
+
+  test("a retry-after given as an HTTP date is waited for", async () => {
+    const log = [];
+    // Two seconds ahead, to the second: a wait of 1 to 2 seconds.
+    const date = new Date(Date.now() + 2000).toUTCString();
+    const c = new skyl.Client({
+      provider: "openai",
+      model: "m",
+      fetch: planned([{ status: 429, headers: { "retry-after": date } }, [HI, END]], log),
+    });
+    const { error, response } = await collect(c.stream({ messages: ask("hi") }));
+    assert.ifError(error);
+    assert.equal(response.text, "Hi");
+    assert.equal(log.length, 2);
+    assert.ok(log[1] - log[0] >= 900, `waited ${log[1] - log[0]} ms`);
+  });
+});
+
+describe("secrets and hostile input", () => {
   test("the key appears in no error, on every error path", async () => {
     const opts = (extra) => ({ apiKey: KEY, maxRetries: 0, ...extra });
     const paths = {

@@ -8,20 +8,17 @@ use crate::json::write::{object_text, Arr, Out};
 use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     image_source, join_url, joined_system, tool_declaration, EncodeInput, Encoded, ImageSource,
+    BASE_URL_NEEDED,
 };
 
 /// Encodes the request for OpenAI or a compatible server.
 pub(crate) fn encode(input: &EncodeInput<'_>, dialect: Dialect) -> Result<Encoded, Error> {
     let req = input.request;
-    let base =
-        match (&input.config.base_url, dialect.compat) {
-            (Some(b), _) if !b.trim().is_empty() => b.as_str(),
-            (_, false) => DEFAULT_BASE_URL,
-            (_, true) => return Err(Error::invalid_request(
-                "baseURL",
-                "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)",
-            )),
-        };
+    let base = match (&input.config.base_url, dialect.compat) {
+        (Some(b), _) if !b.trim().is_empty() => b.as_str(),
+        (_, false) => DEFAULT_BASE_URL,
+        (_, true) => return Err(Error::invalid_request("baseURL", BASE_URL_NEEDED)),
+    };
     let url = join_url(base, "chat/completions");
     let mut headers = Vec::new();
     if let Some(key) = &input.config.api_key {

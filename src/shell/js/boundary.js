@@ -13,11 +13,21 @@
 //       `{"error":..}` with no NUL.                           -> encoded()
 //   decodeResponse(provider, body)    `{"response": Response}` (every
 //       field, `text`, `reasoning` and `toolCalls` included) or `{"error"}`.
-//   decodeHttpError(provider, status, headers, body)    always `{"error"}`;
-//       `headers` is `[[name, value], ...]` as JSON.
+//   decodeHttpError(provider, status, headers, body, nowMs)    always
+//       `{"error"}`; `headers` is `[[name, value], ...]` as JSON, `nowMs`
+//       the clock (Date.now()) for a `retry-after` that is a date.
 //   validate(kind, json)    `""` if valid, else `{"error"}`.
-//   retryDelay(retries, maxRetries, retryAfterMs, random)    milliseconds
-//       to wait before the next attempt, or -1 for no retry.
+//   retryDelay(retries, maxRetries, retryable, handedOut, retryAfterMs,
+//       random)    milliseconds to wait before the next attempt, or -1 for
+//       no retry (`retryAfterMs` -1: none).
+//   interrupt(provider, what)    what an interruption means: `what` is
+//       JSON, `{"timeout": "firstByte"|"idle"|"total", "afterMs"}`,
+//       `{"unreachable": url, "cause"}`, `{"lost": cause}` (the body's
+//       connection broke) or `{"abort": reason}`, with `"complete"` (the
+//       stream's terminal frame had come) and `"eventsEmitted"`. `""` when
+//       the body just ends, else `{"error", "stop"}`, `stop` when the whole
+//       run ends rather than the attempt.
+//   requestId(headers)    the response's request id, or `""`.
 //   new Decoder(provider)    a stream decoder (it throws the error JSON for
 //       an unknown provider). Decoding feeds it through its input buffer in
 //       wasm memory: inputBuffer(n) is the address of at least n bytes
@@ -68,7 +78,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 1;
+export const BOUNDARY_VERSION = 2;
 
 let versionChecked = false;
 

@@ -1,9 +1,21 @@
 // The entry points that start a request: Client (its options checked here,
 // before anything is sent), decodeStream, and the validate* helpers.
+//
+// The constructor is synchronous and, in a browser, runs before the
+// WebAssembly module has loaded; the core's rules it needs (the providers,
+// which need a baseURL, the defaults) come from policy.js, generated from
+// the Rust (src/shell/policy_js.rs). Everything else it checks is about JS
+// values: their types, and what fetch would refuse.
 
 import * as wasm from "./skyl_wasm.js";
 // Written by scripts/build beside each entry's wasm: the adapters it has.
 import { ADAPTERS, ENTRY } from "./adapters.js";
+import {
+  BASE_URL_REQUIRED,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TOTAL_TIMEOUT_MS,
+  PROVIDER_FEATURES,
+} from "./policy.js";
 import { InvalidRequestError, localError, makeError } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
@@ -15,7 +27,7 @@ export const PROVIDERS = Object.freeze([...ADAPTERS]);
 
 /** The option error for a provider this entry does not speak. */
 function providerError(provider) {
-  const known = ["openai", "openaicompat", "anthropic", "gemini", "responses"].includes(provider);
+  const known = Object.keys(PROVIDER_FEATURES).includes(provider);
   const hint =
     known && ENTRY !== "skyl"
       ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four`
@@ -79,11 +91,8 @@ export class Client {
       if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string")
         throw optionError(k, "must be a string");
     }
-    if (o.provider === "openaicompat" && !o.baseURL)
-      throw optionError(
-        "baseURL",
-        "an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1",
-      );
+    const needsBaseURL = BASE_URL_REQUIRED[o.provider];
+    if (needsBaseURL && !o.baseURL) throw optionError("baseURL", needsBaseURL);
     if (o.baseURL) {
       try {
         new URL(o.baseURL);
@@ -116,12 +125,12 @@ export class Client {
     let timeouts;
     if (typeof t === "object" && t !== null) {
       timeouts = {
-        total: checkTimeout("timeout.total", t.total) ?? 600_000,
+        total: checkTimeout("timeout.total", t.total) ?? DEFAULT_TOTAL_TIMEOUT_MS,
         firstByte: checkTimeout("timeout.firstByte", t.firstByte),
         idle: checkTimeout("timeout.idle", t.idle),
       };
     } else {
-      timeouts = { total: checkTimeout("timeout", t) ?? 600_000 };
+      timeouts = { total: checkTimeout("timeout", t) ?? DEFAULT_TOTAL_TIMEOUT_MS };
     }
     if (o.apiKey && isBrowser() && !o.dangerouslyAllowBrowser) {
       throw optionError(
@@ -136,7 +145,7 @@ export class Client {
       model: o.model,
       baseURL: o.baseURL,
       headers: o.headers,
-      maxRetries: o.maxRetries ?? 2,
+      maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
       timeouts,
       config: JSON.stringify({
         provider: o.provider,

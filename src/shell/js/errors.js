@@ -1,7 +1,10 @@
 // The error classes skyl throws, and how an error the core describes (an
 // ErrorInfo, as JSON) becomes one of them with the API key scrubbed out.
-// Every error is typed by the Rust core; this module only maps its `name`
-// to a class.
+// Every error is typed by the Rust core, the transport's too (network,
+// timeout, abort: src/policy.rs); this module only maps its `name` to a
+// class, and scrubs by the core's rule (policy.js, generated from it).
+
+import { MIN_SECRET_CHARS, REDACTED } from "./policy.js";
 
 /** The base class of every error skyl throws. */
 export class SkylError extends Error {
@@ -74,14 +77,23 @@ export const CLASSES = {
   PanicError,
 };
 
-/** Removes every occurrence of `secret` from strings inside `value`. */
+/**
+ * Whether `secret` is long enough to scrub: the core's rule (`scrub` in
+ * src/policy.rs), counted in code points as Rust counts chars.
+ */
+const scrubbable = (secret) => Boolean(secret) && [...secret].length >= MIN_SECRET_CHARS;
+
+/**
+ * Removes every occurrence of `secret` from strings inside `value` (left to
+ * right, not overlapping, as the core's `scrub` does).
+ */
 export function scrub(value, secret) {
-  if (!secret || secret.length < 4) return value;
-  if (typeof value === "string") return value.split(secret).join("[redacted]");
+  if (!scrubbable(secret)) return value;
+  if (typeof value === "string") return value.split(secret).join(REDACTED);
   if (Array.isArray(value)) return value.map((v) => scrub(v, secret));
   if (value && typeof value === "object") {
     const out = {};
-    for (const [k, v] of Object.entries(value)) out[k] = scrub(v, secret);
+    for (const [k, v] of Object.entries(value)) out[scrub(k, secret)] = scrub(v, secret);
     return out;
   }
   return value;
@@ -89,7 +101,7 @@ export function scrub(value, secret) {
 
 /** `cause`, or a copy without the secret if its message or stack shows it. */
 export function scrubCause(cause, secret) {
-  if (!secret || secret.length < 4 || !(cause instanceof Error)) return cause;
+  if (!scrubbable(secret) || !(cause instanceof Error)) return cause;
   const shown = [
     cause.message,
     cause.stack,
@@ -109,7 +121,11 @@ export function makeError(info, secret, cause) {
   return new Class(clean, cause === undefined ? undefined : { cause: scrubCause(cause, secret) });
 }
 
-/** An ErrorInfo made on the JS side (options, timeouts, aborts), not retryable. */
+/**
+ * An ErrorInfo made on the JS side, not retryable: for what only JS can
+ * see (options of the wrong JS type, the module's state, a stream read
+ * twice). Transport errors are the core's (request.js).
+ */
 export const localError = (name, code, message, extra = {}) => ({
   name,
   code,

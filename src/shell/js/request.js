@@ -1,9 +1,15 @@
 // One request from start to end: the Run class (encoding, attempts,
 // retries, timeouts, cancellation, reading the body) and the small HTTP
-// helpers it uses. The retry policy and every decoding are the core's.
+// helpers it uses. This is a driver: it does the I/O and keeps the timers,
+// and asks the core (src/policy.rs, through the wasm) every decision: the
+// transport's errors (network, timeout, abort), whether and when to retry,
+// what a timeout or a broken connection means, the request id, the
+// `retry-after` date. Those are failure paths or once per request; the
+// per-chunk path calls nothing more than the decoder.
 
 import * as wasm from "./skyl_wasm.js";
-import { localError, makeError, SkylError } from "./errors.js";
+import { wasmState } from "./load.js";
+import { makeError, SkylError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { Decoding, encoded, parse } from "./boundary.js";
 
@@ -22,31 +28,17 @@ const sleep = (ms, signal) =>
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-/**
- * A response's headers as [name, value] pairs for the wasm. A `retry-after`
- * that is an HTTP date (RFC 9110) is also given as `retry-after-ms` from
- * now: the core has no clock.
- */
+/** A response's headers as `[[name, value], ...]` JSON, for the wasm. */
 function headerPairs(headers) {
   const out = [];
   headers?.forEach?.((v, k) => {
     out.push([k, v]);
   });
-  const after = headers?.get?.("retry-after");
-  const at = after && !/^\s*[\d.]+\s*$/.test(after) ? Date.parse(after) : NaN;
-  if (!Number.isNaN(at) && !headers.has("retry-after-ms"))
-    out.push(["retry-after-ms", String(Math.max(0, at - Date.now()))]);
-  return out;
+  return JSON.stringify(out);
 }
 
-/** The request id of a response (the headers `crate::http::request_id` reads, in its order). */
-function requestId(headers) {
-  for (const name of ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"]) {
-    const v = headers?.get?.(name);
-    if (v) return v;
-  }
-  return undefined;
-}
+/** What a thrown value says, for an error message. */
+const said = (e) => String(e?.message ?? e);
 
 const utf8 = new TextEncoder();
 
@@ -92,8 +84,10 @@ export class Run {
     this.onStop = null;
     // Undoes begin(): its timer and the caller's signal listener.
     this.release = null;
-    // The request id of the current attempt's response.
-    this.requestId = undefined;
+    // The current attempt's response headers (for its request id).
+    this.headers = undefined;
+    // abort() came before the module loaded (see abort()).
+    this.abortPending = null;
     this.userSignal = request?.signal;
     this.request = request;
     this.streaming = streaming;
@@ -103,6 +97,8 @@ export class Run {
   /** Loads the wasm if needed and encodes the request (once). */
   async prepare() {
     await ready();
+    if (this.abortPending) this.abort(this.abortPending.reason);
+    if (this.stopped) throw this.stopped;
     if (this.given || this.http) return;
     const { signal, ...plain } = this.request ?? {};
     const out = encoded(
@@ -113,50 +109,30 @@ export class Run {
   }
 
   // ---------------------------------------------------- the run's errors
+  // Made by the core (src/policy.rs): its class, message and `retryable`.
 
-  error(name, code, message, extra, cause) {
-    return makeError(
-      localError(name, code, message, { provider: this.o.provider, ...extra }),
-      this.key,
-      cause,
-    );
+  /**
+   * The core's answer to what interrupted the run (`what`: a timer, the
+   * connection, an abort; see `interrupt` in src/shell/driver.rs), with
+   * whether an event was handed out: null when the body just ends, else
+   * `{ error, stop }` (`stop`: the whole run ends, not just the attempt).
+   */
+  interrupt(what, cause) {
+    what.eventsEmitted = this.yielded;
+    const out = call(() => wasm.interrupt(this.o.provider, JSON.stringify(what)));
+    if (!out) return null;
+    const { error, stop } = parse(out);
+    return { error: makeError(error, this.key, cause), stop };
   }
 
   abortError(reason) {
     const why = reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "";
-    return this.error(
-      "AbortError",
-      "abort",
-      why ? `request aborted: ${why}` : "request aborted",
-      {},
-      reason,
-    );
-  }
-
-  timeoutError(which, ms) {
-    const what = {
-      "first byte": "response",
-      idle: "data between chunks",
-      total: "complete response",
-    }[which];
-    return this.error("TimeoutError", "timeout", `${which} timeout: no ${what} within ${ms} ms`, {
-      retryable: which !== "total" && !this.yielded,
-    });
-  }
-
-  bodyError(e) {
-    return this.error(
-      "ConnectionError",
-      "network",
-      `the connection broke while reading the response: ${e?.message ?? e}`,
-      { retryable: !this.yielded, eventsEmitted: this.yielded },
-      e,
-    );
+    return this.interrupt({ abort: why }, reason).error;
   }
 
   /** The error of an in-band failure (inside a 2xx body), with the response's request id. */
   inBand(info) {
-    info.requestId ??= this.requestId;
+    info.requestId ??= call(() => wasm.requestId(headerPairs(this.headers))) || undefined;
     return makeError(info, this.key);
   }
 
@@ -173,24 +149,49 @@ export class Run {
   }
 
   /**
-   * A timeout fired. After the stream's terminal frame nothing is missing
-   * (a server or proxy kept the connection open): the body is ended there
-   * and the stream finishes normally instead of failing.
+   * The timer `which` (firstByte, idle, total) fired after `ms`; the core
+   * says what that means. After the stream's terminal frame nothing is
+   * missing (a server or proxy kept the connection open): the body is ended
+   * there and the stream finishes normally. Else the total timeout stops
+   * the run, and the others end the attempt.
    */
   expire(which, ms) {
-    let complete = false;
+    let cut;
     try {
-      complete = this.decoding?.isComplete() ?? false;
-    } catch {
-      /* a panic: reported by the next call */
-    }
-    if (complete) {
-      this.reader?.cancel().catch(() => {});
+      const complete = this.decoding?.isComplete() ?? false;
+      cut = this.interrupt({ timeout: which, afterMs: ms, complete });
+    } catch (e) {
+      // A panic (in a timer callback, with nobody to throw to): the run
+      // ends with it.
+      this.stop(e);
       return;
     }
-    const err = this.timeoutError(which, ms);
-    if (which === "total") this.stop(err);
-    else this.cut(err);
+    if (!cut) this.reader?.cancel().catch(() => {});
+    else if (cut.stop) this.stop(cut.error);
+    else this.cut(cut.error);
+  }
+
+  /**
+   * The caller stopped the run (abort(), leaving the loop). Before the
+   * module has loaded (a browser, before first use) nothing was sent yet:
+   * the run stops with the core's AbortError as soon as it has.
+   */
+  abort(reason) {
+    if (!wasmState.done) {
+      this.abortPending ??= { reason };
+      ready().then(
+        () => this.abort(reason),
+        () => {},
+      );
+      return;
+    }
+    let err;
+    try {
+      err = this.abortError(reason);
+    } catch (e) {
+      err = e; // a panic: the run ends with it
+    }
+    this.stop(err);
   }
 
   /** Ends the current attempt with `err`: the fetch and body reader are cancelled. */
@@ -213,7 +214,7 @@ export class Run {
   /** Starts run-wide guards (the caller's signal, the total timeout); returns their cleanup. */
   begin() {
     if (this.userSignal?.aborted) throw this.abortError(this.userSignal.reason);
-    const onAbort = () => this.stop(this.abortError(this.userSignal.reason));
+    const onAbort = () => this.abort(this.userSignal.reason);
     this.userSignal?.addEventListener("abort", onAbort, { once: true });
     const { total } = this.o.timeouts;
     const timer = total ? setTimeout(() => this.expire("total", total), total) : null;
@@ -233,7 +234,7 @@ export class Run {
     this.reader = null;
     this.decoding = null;
     const res = this.given ?? (await this.send());
-    this.requestId = requestId(res.headers);
+    this.headers = res.headers;
     if (!res.ok) throw await this.httpError(res);
     return res;
   }
@@ -251,8 +252,9 @@ export class Run {
         wasm.decodeHttpError(
           this.o.provider,
           res.status,
-          JSON.stringify(headerPairs(res.headers)),
+          headerPairs(res.headers),
           text,
+          Date.now(),
         ),
       ),
     ).error;
@@ -264,7 +266,7 @@ export class Run {
     this.controller = new AbortController();
     const { firstByte } = this.o.timeouts;
     const timer = firstByte
-      ? setTimeout(() => this.cut(this.timeoutError("first byte", firstByte)), firstByte)
+      ? setTimeout(() => this.expire("firstByte", firstByte), firstByte)
       : null;
     let res;
     try {
@@ -276,13 +278,7 @@ export class Run {
       });
     } catch (e) {
       if (this.wasCut) throw this.reason(e);
-      throw this.error(
-        "ConnectionError",
-        "network",
-        `could not reach ${new URL(this.http.url).host}: ${e?.message ?? e}`,
-        { retryable: true },
-        e,
-      );
+      throw this.interrupt({ unreachable: this.http.url, cause: said(e) }, e).error;
     } finally {
       clearTimeout(timer);
     }
@@ -304,15 +300,25 @@ export class Run {
   }
 
   /**
-   * The wait before retrying after `err` (with `retries` done), or -1: none
-   * once the run is stopped, for a body the caller gave, once an event was
-   * handed out, or for an error that is not retryable.
+   * The wait before retrying after `err` (with `retries` done), or -1: the
+   * core's decision from the error's `retryable` and `retryAfterMs` (which
+   * it computed), the retries left and whether an event was handed out.
+   * (A stopped run's error, an abort or the total timeout, is not
+   * retryable; a body the caller gave has no retries.) A value that is not
+   * an error the core described is never retried.
    */
   retryDelay(err, retries) {
-    if (this.stopped || this.given || this.yielded || !(err instanceof SkylError) || !err.retryable)
-      return -1;
+    if (!(err instanceof SkylError)) return -1;
+    const { retryable, retryAfterMs } = err;
     return call(() =>
-      wasm.retryDelay(retries, this.o.maxRetries, err.retryAfterMs ?? -1, Math.random()),
+      wasm.retryDelay(
+        retries,
+        this.o.maxRetries,
+        retryable,
+        this.yielded,
+        retryAfterMs ?? -1,
+        Math.random(),
+      ),
     );
   }
 
@@ -349,7 +355,7 @@ export class Run {
     try {
       text = await this.readText(res);
     } catch (e) {
-      throw this.wasCut ? this.reason(e) : this.bodyError(e);
+      throw this.wasCut ? this.reason(e) : this.interrupt({ lost: said(e) }, e).error;
     }
     const out = parse(call(() => wasm.decodeResponse(this.o.provider, text)));
     if (out.error) throw this.inBand(out.error);
@@ -364,7 +370,7 @@ export class Run {
     const utf8In = new TextDecoder();
     let text = "";
     for (;;) {
-      const timer = setTimeout(() => this.cut(this.timeoutError("idle", idle)), idle);
+      const timer = setTimeout(() => this.expire("idle", idle), idle);
       let result;
       try {
         result = await this.reader.read();
@@ -473,21 +479,19 @@ export class Run {
         result = this.reader ? await this.reader.read() : { done: true };
       } catch (e) {
         if (this.wasCut) throw this.reason(e);
-        // The connection broke after the terminal frame: nothing is
-        // missing, so the stream ends normally.
-        if (decoder.isComplete()) return decoder.finish();
-        const err = this.bodyError(e);
-        err.partial = decoder.partial();
-        throw err;
+        // The connection broke: after the terminal frame nothing is
+        // missing, and the stream ends normally (the core says which).
+        const cut = this.interrupt({ lost: said(e), complete: decoder.isComplete() }, e);
+        if (!cut) return decoder.finish();
+        cut.error.partial = decoder.partial();
+        throw cut.error;
       } finally {
         clearTimeout(timer);
       }
       if (this.stopped || this.failure) throw this.reason();
+      // (An error after events says so and is not retryable: the core's
+      // decoder knows what it handed out, as this loop does.)
       const out = result.done ? decoder.finish() : decoder.feed(bytes(result.value));
-      if (out.error && this.yielded) {
-        out.error.eventsEmitted = true;
-        out.error.retryable = false;
-      }
       if (result.done || out.events.length || out.error) return out;
     }
   }

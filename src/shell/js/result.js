@@ -53,7 +53,7 @@ export class StreamResult {
         // Stopped first: a next() still waiting for data would hold
         // gen.return() back until the data came.
         // (stop() rejects response() through run.onStop.)
-        if (!run.finished) run.stop(run.stopped ?? run.abortError());
+        if (!run.finished && !run.stopped) run.abort();
         return gen.return(value);
       },
       async throw(e) {
@@ -80,6 +80,6 @@ export class StreamResult {
 
   /** Cancels the request: the fetch and the body reader are aborted. */
   abort(reason) {
-    this.#run.stop(this.#run.abortError(reason));
+    this.#run.abort(reason);
   }
 }

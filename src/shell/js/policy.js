@@ -1,0 +1,32 @@
+// Generated from the Rust core by src/shell/policy_js.rs: do not edit.
+// `BLESS=1 cargo test --lib policy_js` rewrites it, and `cargo test`
+// fails while it differs from the core. These are the rules the JS half
+// needs synchronously, before the WebAssembly module has loaded (a
+// browser loads it on first use; `new Client` checks its options at
+// once); every other decision is asked of the module.
+
+/** Every provider, and the Cargo feature that builds its adapter (`Provider::feature`). */
+export const PROVIDER_FEATURES = Object.freeze({
+  openai: "openai",
+  openaicompat: "openai",
+  anthropic: "anthropic",
+  gemini: "gemini",
+  responses: "openai",
+});
+
+/** The providers with no default endpoint, and why a baseURL is needed. */
+export const BASE_URL_REQUIRED = Object.freeze({
+  openaicompat: "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)",
+});
+
+/** Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`). */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** The total timeout in milliseconds, unless one is given (`Timeout::DEFAULT_TOTAL_MS`). */
+export const DEFAULT_TOTAL_TIMEOUT_MS = 600000;
+
+/** The fewest characters (code points) a secret must have to be scrubbed (`scrub`). */
+export const MIN_SECRET_CHARS = 4;
+
+/** What replaces a secret in scrubbed text. */
+export const REDACTED = "[redacted]";

@@ -1,0 +1,100 @@
+//! Writes and checks `js/policy.js`: the few rules the JS half needs
+//! before its WebAssembly module can answer, as constants generated from
+//! the core. In a browser the module loads on first use, but `new Client`
+//! checks its options at once and synchronously, so the provider list, the
+//! base-URL rule, the defaults and the scrubbing rule cannot be asked of the
+//! module there: they are data in the JS, written from the Rust that owns
+//! them. `cargo test` fails when the file differs from what the core says;
+//! `BLESS=1 cargo test --lib policy_js` rewrites it.
+
+use crate::error::Timeout;
+use crate::json::write::quoted;
+use crate::policy::{MIN_SECRET_CHARS, REDACTED};
+use crate::providers::{Provider, BASE_URL_NEEDED};
+use crate::retry::RetryPolicy;
+
+/// One exported object, its entries one a line (as biome keeps them).
+fn table(out: &mut String, doc: &str, name: &str, entries: &[(&str, &str)]) {
+    out.push_str(&format!(
+        "\n/** {doc} */\nexport const {name} = Object.freeze({{\n"
+    ));
+    for (k, v) in entries {
+        out.push_str(&format!("  {k}: {},\n", quoted(v)));
+    }
+    out.push_str("});\n");
+}
+
+/// The text of `js/policy.js`.
+fn render() -> String {
+    let mut out = String::from(
+        "// Generated from the Rust core by src/shell/policy_js.rs: do not edit.\n\
+         // `BLESS=1 cargo test --lib policy_js` rewrites it, and `cargo test`\n\
+         // fails while it differs from the core. These are the rules the JS half\n\
+         // needs synchronously, before the WebAssembly module has loaded (a\n\
+         // browser loads it on first use; `new Client` checks its options at\n\
+         // once); every other decision is asked of the module.\n",
+    );
+    let features: Vec<_> = Provider::ALL
+        .iter()
+        .map(|p| (p.name(), p.feature()))
+        .collect();
+    table(
+        &mut out,
+        "Every provider, and the Cargo feature that builds its adapter (`Provider::feature`).",
+        "PROVIDER_FEATURES",
+        &features,
+    );
+    let base_urls: Vec<_> = Provider::ALL
+        .iter()
+        .filter(|p| p.needs_base_url())
+        .map(|p| (p.name(), BASE_URL_NEEDED))
+        .collect();
+    table(
+        &mut out,
+        "The providers with no default endpoint, and why a baseURL is needed.",
+        "BASE_URL_REQUIRED",
+        &base_urls,
+    );
+    let consts = [
+        (
+            "Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`).",
+            "DEFAULT_MAX_RETRIES",
+            RetryPolicy::default().max_retries.to_string(),
+        ),
+        (
+            "The total timeout in milliseconds, unless one is given (`Timeout::DEFAULT_TOTAL_MS`).",
+            "DEFAULT_TOTAL_TIMEOUT_MS",
+            Timeout::DEFAULT_TOTAL_MS.to_string(),
+        ),
+        (
+            "The fewest characters (code points) a secret must have to be scrubbed (`scrub`).",
+            "MIN_SECRET_CHARS",
+            MIN_SECRET_CHARS.to_string(),
+        ),
+        (
+            "What replaces a secret in scrubbed text.",
+            "REDACTED",
+            quoted(REDACTED),
+        ),
+    ];
+    for (doc, name, value) in consts {
+        out.push_str(&format!("\n/** {doc} */\nexport const {name} = {value};\n"));
+    }
+    out
+}
+
+#[test]
+fn the_js_policy_is_generated_from_the_core() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/shell/js/policy.js");
+    let want = render();
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(path, &want).unwrap();
+        return;
+    }
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        have == want,
+        "src/shell/js/policy.js differs from the core's rules: run \
+         `BLESS=1 cargo test --lib policy_js` and commit the result.\nwant:\n{want}"
+    );
+}

@@ -1,0 +1,77 @@
+// The JS half's share of the driver policy (src/policy.rs, asked through
+// the wasm): the rules it takes from policy.js, which the core generates
+// (src/shell/policy_js.rs checks it), and what works before the WebAssembly
+// module has loaded, as in a browser, which loads it on first use.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { skyl, ask } from "./helpers.mjs";
+import { BASE_URL_REQUIRED, PROVIDER_FEATURES } from "../../src/shell/js/policy.js";
+
+test("the providers and the baseURL rule are the core's", () => {
+  for (const p of skyl.PROVIDERS) assert.ok(Object.hasOwn(PROVIDER_FEATURES, p), p);
+  for (const [provider, why] of Object.entries(BASE_URL_REQUIRED)) {
+    if (!skyl.PROVIDERS.includes(provider)) continue;
+    assert.throws(
+      () => new skyl.Client({ provider, model: "m" }),
+      (e) =>
+        e instanceof skyl.InvalidRequestError && e.path === "baseURL" && e.message.endsWith(why),
+    );
+  }
+});
+
+/** A fresh copy of the package's modules whose WebAssembly loads on first use. */
+async function lazyPackage() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-lazy-"));
+  for (const f of ["api.js", "load.js", "adapters.js", "skyl_wasm.js", "skyl_wasm_bg.wasm"])
+    fs.copyFileSync(new URL(`../../pkg/${f}`, import.meta.url), path.join(dir, f));
+  const at = (f) => pathToFileURL(path.join(dir, f)).href;
+  const load = await import(at("load.js"));
+  const glue = await import(at("skyl_wasm.js"));
+  const loaded = { count: 0 };
+  load.setLoader(async () => {
+    loaded.count++;
+    glue.initSync({ module: fs.readFileSync(path.join(dir, "skyl_wasm_bg.wasm")) });
+  });
+  return { api: await import(at("api.js")), loaded, state: load.wasmState };
+}
+
+test("before the module loads, options are checked and abort() sends nothing", async () => {
+  const { api, loaded, state } = await lazyPackage();
+  assert.equal(state.done, false);
+  assert.throws(
+    () => new api.Client({ provider: "openaicompat", model: "m" }),
+    (e) => e instanceof api.InvalidRequestError && e.path === "baseURL",
+  );
+  assert.throws(() => new api.Client({ provider: "nope" }), api.InvalidRequestError);
+  let sent = 0;
+  const c = new api.Client({
+    provider: "openai",
+    model: "m",
+    maxRetries: 0,
+    fetch: async () => {
+      sent++;
+      throw new Error("not expected");
+    },
+  });
+  assert.equal(state.done, false, "nothing loads the module before a request");
+  const s = c.stream({ messages: ask("hi") });
+  s.abort(new Error("bye"));
+  await assert.rejects(s.response(), (e) => {
+    assert.ok(e instanceof api.AbortError, String(e));
+    assert.equal(e.code, "abort");
+    assert.equal(e.message, "request aborted: bye");
+    assert.equal(e.retryable, false);
+    return true;
+  });
+  assert.equal(sent, 0, "nothing was sent");
+  assert.equal(loaded.count, 1);
+  // The same client works once the module is there.
+  const t = c.stream({ messages: ask("hi") });
+  const err = await t.response().catch((e) => e);
+  assert.ok(err instanceof api.ConnectionError, String(err));
+  assert.equal(sent, 1);
+});
