@@ -51,6 +51,19 @@
 //! - No input makes it panic, and the API key appears in no error and no
 //!   `Debug` output.
 //!
+//! Whoever does the I/O around the core, a *driver*, takes its decisions
+//! from here too, so that every driver behaves alike (the npm package's JS
+//! half and `skyl::web` both do): whether and when to retry ([`Attempts`],
+//! [`RetryPolicy`], [`retry_after_ms`] with the driver's clock), what a
+//! timeout or a broken connection means ([`Timeout::expired`],
+//! [`Interruption`]), the transport's errors ([`Error::Connection`],
+//! [`Error::Timeout`], [`Error::Aborted`]), the request id ([`request_id`])
+//! and scrubbing the key out of errors ([`Error::scrub`]). The JS half asks
+//! through its WebAssembly module; only the few rules its synchronous
+//! `Client` constructor needs before the module has loaded (the providers,
+//! [`Provider::needs_base_url`], the defaults, the scrubbing rule) are a
+//! table generated from this code and checked against it by a test.
+//!
 //! The Cargo features `openai` (Chat Completions and OpenAI-compatible
 //! servers), `anthropic` and `gemini` choose the adapters; all are on by
 //! default and at least one is needed. The README, the package's front
