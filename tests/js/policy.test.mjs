@@ -31,12 +31,16 @@ async function lazyPackage() {
   const at = (f) => pathToFileURL(path.join(dir, f)).href;
   const load = await import(at("load.js"));
   const glue = await import(at("skyl_wasm.js"));
+  const wasm = fs.readFileSync(path.join(dir, "skyl_wasm_bg.wasm"));
   const loaded = { count: 0 };
   load.setLoader(async () => {
     loaded.count++;
-    glue.initSync({ module: fs.readFileSync(path.join(dir, "skyl_wasm_bg.wasm")) });
+    glue.initSync({ module: wasm });
   });
-  return { api: await import(at("api.js")), loaded, state: load.wasmState };
+  const api = await import(at("api.js"));
+  // (Imported modules stay loaded; the files are not needed any more.)
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { api, loaded, state: load.wasmState };
 }
 
 test("before the module loads, options are checked and abort() sends nothing", async () => {
