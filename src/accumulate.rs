@@ -15,8 +15,6 @@
 //! - non-streaming bodies go through the same code, so a stream and a
 //!   response with the same content give the same [`Response`].
 
-use serde_json::Value;
-
 use crate::error::Error;
 use crate::json::grammar::is_object;
 use crate::model::provider_data::merge_data;
@@ -25,62 +23,9 @@ use crate::model::{
     Usage,
 };
 
-/// A provider-neutral piece of a model turn, produced by a frame decoder.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Delta {
-    /// Response id and model; `None` leaves a known value unchanged.
-    Meta {
-        id: Option<String>,
-        model: Option<String>,
-    },
-    /// Assistant text, appended to the current text part.
-    Text(String),
-    /// Reasoning text, appended to the current reasoning part.
-    Reasoning(String),
-    /// The signature of the current reasoning part.
-    ReasoningSignature(String),
-    /// A redacted reasoning block (its own part).
-    RedactedReasoning(String),
-    /// Provider replay data for the open text (or reasoning) part, merged
-    /// in; with no such part open, an empty one is started to hold it.
-    PartData { reasoning: bool, data: ProviderData },
-    /// The next text or reasoning starts a new part.
-    Break,
-    /// Opens tool call `slot`, or fills in its id/name/data if already open.
-    ToolStart {
-        slot: usize,
-        id: Option<String>,
-        name: Option<String>,
-        data: Option<ProviderData>,
-    },
-    /// Appends to the arguments of tool call `slot`.
-    ToolArgs { slot: usize, fragment: String },
-    /// The whole arguments of tool call `slot`, JSON text that is one
-    /// object if it starts with `{` (Gemini gives them whole, parsed or
-    /// checked): not parsed again when the call ends.
-    ToolArgsWhole { slot: usize, arguments: String },
-    /// Tool call `slot` is whole (a structural boundary).
-    ToolEnd { slot: usize },
-    /// Every open tool call is whole (OpenAI `finish_reason`, `[DONE]`).
-    ToolEndAll,
-    /// Tool call `slot` cannot complete (e.g. a bad argument path).
-    ToolAbort { slot: usize, reason: String },
-    /// A provider block kept whole for replay: a [`Part::Provider`].
-    ProviderPart { provider: &'static str, data: Value },
-    /// Refusal text.
-    Refusal(String),
-    /// The usage so far (replaces the previous value).
-    Usage(Usage),
-    /// The finish reason.
-    Finish { raw: String, reason: FinishReason },
-    /// The terminal frame: the turn is complete.
-    Terminal,
-    /// More follows after a terminal frame (another message in the same
-    /// body): not complete until its own terminal frame.
-    Reopen,
-    /// A non-fatal oddity.
-    Warning { code: &'static str, message: String },
-}
+mod delta;
+
+pub(crate) use delta::Delta;
 
 #[derive(Debug)]
 struct OpenCall {
@@ -91,35 +36,6 @@ struct OpenCall {
     /// `arguments` came whole and known to be a JSON object.
     checked: bool,
     data: Option<ProviderData>,
-}
-
-impl Delta {
-    /// Whether applying this delta may keep its frame (in an event, or as
-    /// the frame of the usage); the others never look at it.
-    pub(crate) fn keeps_frame(&self) -> bool {
-        match self {
-            Delta::Text(_)
-            | Delta::Reasoning(_)
-            | Delta::ToolEnd { .. }
-            | Delta::ToolEndAll
-            | Delta::ToolAbort { .. }
-            | Delta::Usage(_)
-            | Delta::Warning { .. } => true,
-            Delta::Meta { .. }
-            | Delta::ReasoningSignature(_)
-            | Delta::RedactedReasoning(_)
-            | Delta::PartData { .. }
-            | Delta::Break
-            | Delta::ToolStart { .. }
-            | Delta::ToolArgs { .. }
-            | Delta::ToolArgsWhole { .. }
-            | Delta::ProviderPart { .. }
-            | Delta::Refusal(_)
-            | Delta::Finish { .. }
-            | Delta::Terminal
-            | Delta::Reopen => false,
-        }
-    }
 }
 
 /// Assembles deltas into events and a response.
