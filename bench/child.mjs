@@ -19,7 +19,8 @@ const norm = (r) => ({
   })),
 });
 const first = norm(await run(wire, input));
-const same = JSON.stringify(first) === JSON.stringify(input.expected);
+// (The drain floor decodes nothing: there is nothing to check.)
+const same = LIBRARIES[lib].floor || JSON.stringify(first) === JSON.stringify(input.expected);
 if (!same) {
   const diff =
     first.text !== input.expected.text

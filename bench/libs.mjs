@@ -16,7 +16,8 @@ export const SKYL_PKG = process.env.SKYL_PKG
 const skylModule = () => import(pathToFileURL(path.join(SKYL_PKG, "node.js")).href);
 
 const PROMPT = "hi";
-const TOOL_NAMES = ["search_rows", "fetch_page", "summarize"];
+// (`json` is the tool the replayed Anthropic recording calls.)
+const TOOL_NAMES = ["search_rows", "fetch_page", "summarize", "json"];
 const MODEL = {
   openai: "gpt-bench",
   anthropic: "claude-bench",
@@ -36,6 +37,11 @@ export const LIBRARIES = {
   "@anthropic-ai/sdk": { wires: ["anthropic"], load: loadAnthropic },
   "@google/genai": { wires: ["gemini"], load: loadGenAI },
   "minimal-js": { wires: ALL, load: loadMinimal },
+  // No library: the body drained and each chunk copied into skyl's wasm
+  // memory, where its decoder would read it, and nothing decoded. What
+  // any reader of this body pays (the runtime's stream, one copy), which
+  // no decoder goes below; its result is not checked.
+  "drain floor": { wires: ALL, load: loadFloor, floor: true },
 };
 
 async function loadSkyl() {
@@ -73,6 +79,32 @@ async function loadSkylDecode() {
       else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
     }
     return { text, calls };
+  };
+}
+
+async function loadFloor() {
+  await skylModule();
+  const wasm = await import(pathToFileURL(path.join(SKYL_PKG, "skyl_wasm.js")).href);
+  return async (wire, input) => {
+    const res = await fakeFetch(input.chunks)();
+    const reader = res.body.getReader();
+    const decoder = new wasm.Decoder(wire);
+    let at = 0;
+    let capacity = 0;
+    let memory = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (value.length > capacity) {
+        at = decoder.inputBuffer(value.length);
+        capacity = value.length;
+      }
+      if (memory === null || memory.byteLength === 0)
+        memory = new Uint8Array(wasm.wasmMemory().buffer);
+      memory.set(value, at);
+    }
+    decoder.free();
+    return { text: "", calls: [] };
   };
 }
 

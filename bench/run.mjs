@@ -10,23 +10,33 @@
 //                                 building it; a wire it does not know has
 //                                 no native row
 //   SKYL_PKG=<dir>                the built package to measure (../pkg)
+//   --wires=a,b --kinds=a,b --deliveries=a,b   only those cases (a partial
+//                                 run prints, and writes no RESULTS.md)
+//   SKYL_BENCH_ROWS=<file>        also write every row as JSON there
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { makeInput, WIRES, KINDS, DELIVERIES } from "./inputs.mjs";
+import { chunksFile, makeInput, WIRES, KINDS, DELIVERIES } from "./inputs.mjs";
 import { LIBRARIES, SKYL_PKG } from "./libs.mjs";
+import { targets } from "./targets.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 2 : 15;
 const WARMUP = quick ? 1 : 10;
-const wires = quick ? ["anthropic", "responses"] : WIRES;
-const kinds = quick ? ["tools"] : KINDS;
-const deliveries = quick ? ["event"] : DELIVERIES;
+const only = (name, all) => {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return arg ? arg.slice(name.length + 3).split(",") : all;
+};
+const partial = process.argv.some((a) => /^--(wires|kinds|deliveries)=/.test(a));
+const wires = only("wires", quick ? ["anthropic", "responses"] : WIRES);
+const kinds = only("kinds", quick ? ["tools-real"] : KINDS);
+const deliveries = only("deliveries", quick ? ["event"] : DELIVERIES);
+const loadBefore = os.loadavg();
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -51,15 +61,8 @@ const noNative = [];
 function nativeRun(wire, kind, delivery) {
   if (!native || noNative.includes(wire)) return null;
   const input = makeInput(wire, kind, delivery);
-  const parts = [Buffer.alloc(4)];
-  parts[0].writeUInt32LE(input.chunks.length);
-  for (const c of input.chunks) {
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(c.length);
-    parts.push(len, Buffer.from(c));
-  }
   const file = path.join(os.tmpdir(), `skyl-bench-${wire}-${kind}-${delivery}.bin`);
-  fs.writeFileSync(file, Buffer.concat(parts));
+  fs.writeFileSync(file, chunksFile(input));
   const p = spawnSync(native, [wire, file, String(RUNS)], { encoding: "utf8" });
   if (p.status !== 0) {
     // A binary built elsewhere may predate a wire: leave its rows out.
@@ -281,6 +284,13 @@ async function bundles() {
   return out;
 }
 
+const loadAfter = os.loadavg();
+const summary = targets(rows, wires, kinds, deliveries);
+console.log(`\n${summary}`);
+if (process.env.SKYL_BENCH_ROWS)
+  fs.writeFileSync(process.env.SKYL_BENCH_ROWS, JSON.stringify(rows, null, 1));
+if (partial) process.exit(failed ? 1 : 0);
+
 const cold = coldStart();
 const bund = await bundles();
 const empty = bund.find((b) => b.lib === "(empty Worker)")?.workerdMs ?? 0;
@@ -315,7 +325,7 @@ if (!quick) {
   )
     .map(([k, v]) => `${k} ${v}`)
     .join(", ")}.\n\n`;
-  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), at least ${WARMUP} warm-up runs and 0.5 s of them, then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.${nativeNote()}\n\n`;
+  md += `Each library runs in its own Node process on the same bytes (a \`fetch\` whose body streams them), at least ${WARMUP} warm-up runs and 0.5 s of them, then ${RUNS} timed runs. CPU is the process's user + system time during a run; ×skyl is the library's median CPU divided by skyl's (above 1: skyl uses less CPU). Every library's assembled text and tool calls were checked against the expected result. The native Rust core is skyl's decoder without JS or WebAssembly (wall time, single thread): the ceiling for skyl.${nativeNote()} The drain floor is no library: the body read and each chunk copied into skyl's wasm memory, nothing decoded (the runtime's own cost per chunk, which no decoder goes below). Load average (1, 5, 15 min) of this 2-CPU machine, which other engineers' builds share: ${loadBefore.map((x) => x.toFixed(2)).join(", ")} at the start of the run, ${loadAfter.map((x) => x.toFixed(2)).join(", ")} at the end.\n\n${summary}\n`;
   for (const wire of wires)
     for (const kind of kinds)
       for (const delivery of deliveries) {

@@ -1,11 +1,34 @@
 //! The native Rust core on benchmark input (the ceiling for skyl itself):
 //! `cargo run --release --example bench_native -- <provider> <chunks-file> <runs>`.
 //! The chunks file is `u32 count, then (u32 length, bytes)*`, little endian,
-//! written by bench/run.mjs. Prints one JSON line of per-run milliseconds.
+//! written by bench/run.mjs (or bench/dump.mjs). Prints one JSON line of
+//! per-run milliseconds. Each run is one call of `decode`, which a profile
+//! can single out: `valgrind --tool=callgrind
+//! --toggle-collect='bench_native::decode' target/release/examples/bench_native
+//! <provider> <file> 1` counts the instructions of 4 runs (3 warm-ups).
 
 use std::time::Instant;
 
-use skyl::{Provider, StreamDecoder, StreamEvent};
+use skyl::{Error, Provider, StreamDecoder, StreamEvent};
+
+/// One run: the chunks through a fresh decoder. The tool calls handed out.
+#[inline(never)]
+fn decode(provider: Provider, chunks: &[Vec<u8>]) -> Result<usize, Error> {
+    let mut decoder = StreamDecoder::new(provider);
+    let mut events = Vec::new();
+    let mut calls = 0;
+    for c in chunks {
+        decoder.feed(c, &mut events)?;
+        calls += events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
+            .count();
+        events.clear();
+    }
+    let response = decoder.finish(&mut events)?;
+    std::hint::black_box(&response);
+    Ok(calls)
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -28,18 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut calls = 0;
     for i in 0..runs + 3 {
         let start = Instant::now();
-        let mut decoder = StreamDecoder::new(provider);
-        let mut events = Vec::new();
-        for c in &chunks {
-            decoder.feed(c, &mut events)?;
-            calls += events
-                .iter()
-                .filter(|e| matches!(e, StreamEvent::ToolCall { .. }))
-                .count();
-            events.clear();
-        }
-        let response = decoder.finish(&mut events)?;
-        std::hint::black_box(&response);
+        calls += decode(provider, &chunks)?;
         if i >= 3 {
             times.push(start.elapsed().as_secs_f64() * 1000.0);
         }

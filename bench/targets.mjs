@@ -1,0 +1,64 @@
+// The targets of issue 16, per case, from one run's rows (bench/run.mjs):
+// skyl's median CPU at most 0.5× the fastest official SDK's, at most 0.15×
+// the AI SDK's, at most 1× the minimal JS parser's, and above the drain
+// floor at most 2× the native core's on the same bytes.
+
+const OFFICIAL = ["openai", "@anthropic-ai/sdk", "@google/genai"];
+const LIMITS = { sdk: 0.5, ai: 0.15, minimal: 1, native: 2 };
+
+const f2 = (x) => (x === null || Number.isNaN(x) ? "-" : x.toFixed(2));
+const ms = (x) =>
+  x === null || Number.isNaN(x)
+    ? "-"
+    : Math.abs(x) >= 100
+      ? x.toFixed(0)
+      : Math.abs(x) >= 10
+        ? x.toFixed(1)
+        : x.toFixed(2);
+/** A ratio, marked ✗ above its limit. */
+const mark = (x, limit) => (x === null ? "-" : `${f2(x)}${x > limit ? " ✗" : ""}`);
+
+/** The ratios of one case: numbers, for the table and for comparisons. */
+export function ratios(cell) {
+  const cpu = (lib) => cell.find((r) => r.lib === lib)?.cpuMed ?? null;
+  const skyl = cpu("skyl");
+  if (skyl === null) return null;
+  const sdks = cell.filter((r) => OFFICIAL.includes(r.lib));
+  const sdk = sdks.length ? sdks.reduce((a, b) => (a.cpuMed <= b.cpuMed ? a : b)) : null;
+  const floor = cpu("drain floor");
+  const native = cpu("native Rust core");
+  const decode = cpu("skyl decodeStream");
+  const over = (x) => (x === null || floor === null ? null : x - floor);
+  const per = (x, y) => (x === null || y === null ? null : x / y);
+  return {
+    skyl,
+    sdkName: sdk?.lib ?? null,
+    sdk: per(skyl, sdk?.cpuMed ?? null),
+    ai: per(skyl, cpu("ai-sdk")),
+    minimal: per(skyl, cpu("minimal-js")),
+    floor,
+    aboveFloor: over(skyl),
+    decodeAboveFloor: over(decode),
+    nativeMs: native,
+    native: per(over(skyl), native),
+    decodeNative: per(over(decode), native),
+  };
+}
+
+/** The markdown table of every case's ratios, misses marked ✗. */
+export function targets(rows, wires, kinds, deliveries) {
+  let md = `## Targets\n\nPer case, from the medians above: skyl's CPU over the fastest official SDK's (target ≤ ${LIMITS.sdk}), over the AI SDK's (≤ ${LIMITS.ai}) and over minimal-js's (≤ ${LIMITS.minimal}); the drain floor; skyl's CPU above that floor (and skyl decodeStream's, the same decoder without the client's request), next to the native core's on the same bytes, and their ratio (≤ ${LIMITS.native}). ✗ marks a miss.\n\n`;
+  md +=
+    "| case | skyl ms | ÷ fastest SDK | ÷ ai-sdk | ÷ minimal-js | floor ms | skyl − floor ms | decodeStream − floor ms | native ms | (skyl − floor) ÷ native | (decodeStream − floor) ÷ native |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const wire of wires)
+    for (const kind of kinds)
+      for (const delivery of deliveries) {
+        const cell = rows.filter(
+          (x) => x.wire === wire && x.kind === kind && x.delivery === delivery,
+        );
+        const r = ratios(cell);
+        if (!r) continue;
+        md += `| ${wire}/${kind}/${delivery} | ${ms(r.skyl)} | ${mark(r.sdk, LIMITS.sdk)} | ${mark(r.ai, LIMITS.ai)} | ${mark(r.minimal, LIMITS.minimal)} | ${ms(r.floor)} | ${ms(r.aboveFloor)} | ${ms(r.decodeAboveFloor)} | ${ms(r.nativeMs)} | ${mark(r.native, LIMITS.native)} | ${mark(r.decodeNative, LIMITS.native)} |\n`;
+      }
+  return md;
+}
