@@ -345,7 +345,9 @@ impl Run {
                 Err(e) => e,
             };
             let error = self.read_error(e);
-            let decoder = self.decoder.as_mut()?;
+            let Some(decoder) = self.decoder.as_mut() else {
+                return Some(Err(error));
+            };
             return Some(match Interruption::of(error, decoder.is_complete()) {
                 Interruption::EndBody => decoder.finish(out).map_err(|e| self.decoded(e)),
                 Interruption::EndAttempt(e) | Interruption::StopRun(e) => {
