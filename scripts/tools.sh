@@ -42,3 +42,27 @@ ensure_chromium() {
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
 }
+
+# worker-build, which builds the workers-rs example (examples/workers-rs):
+# pinned. It works with the wasm-bindgen of that crate's Cargo.lock.
+WORKER_BUILD_VERSION=0.8.7
+ensure_worker_build() {
+    if [ "$(worker-build --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
+        echo "installing worker-build $WORKER_BUILD_VERSION (a few minutes)"
+        cargo install worker-build --version "$WORKER_BUILD_VERSION" --locked --quiet 2>/dev/null ||
+            cargo install worker-build --version "$WORKER_BUILD_VERSION" --quiet
+    fi
+}
+
+# Runs worker-build (arguments passed on) with the project's own tools:
+# the pinned wasm-bindgen CLI, npm binaryen's wasm-opt and wrangler's
+# esbuild. Left to itself it downloads wasm-bindgen and wasm-opt from
+# GitHub releases, which this project's machines cannot reach, and esbuild
+# from the npm registry.
+tools_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+worker_build() {
+    WASM_BINDGEN_BIN="$(command -v wasm-bindgen)" \
+        WASM_OPT_BIN="$tools_root/node_modules/.bin/wasm-opt" \
+        ESBUILD_BIN="$tools_root/node_modules/.bin/esbuild" \
+        worker-build "$@"
+}
