@@ -145,7 +145,7 @@ export const freePort = () =>
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 
 /** Serves the directory `dist` on 127.0.0.1; resolves with the server. */
-async function serve(dist) {
+export async function serve(dist) {
   const server = http.createServer((req, res) => {
     const { pathname } = new URL(req.url, "http://x");
     const file = path.join(dist, decodeURIComponent(pathname === "/" ? "/index.html" : pathname));
