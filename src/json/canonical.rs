@@ -7,8 +7,14 @@
 //! is conservative: `false` sends the text down the general path, so a few
 //! canonical texts (deep nesting, long integers, objects with many keys,
 //! `\u` escapes) are answered `false`; a non-canonical one never `true`.
+//!
+//! Text that is canonical but for whitespace between its tokens (Google's
+//! printer writes `"key": value`) is made canonical by dropping that
+//! whitespace ([`compact_prefix`]).
 
-use super::grammar::{number, plain_run};
+use std::borrow::Cow;
+
+use super::grammar::{is_ws, number, plain_run};
 
 /// Deeper nesting is left to the general path (serde_json stops at 128).
 const MAX_DEPTH: usize = 64;
@@ -26,14 +32,60 @@ pub(crate) fn is_canonical(text: &str) -> bool {
 /// The length of the canonical JSON value at the start of `text`, if there
 /// is one: one pass that finds a value's end and checks it (`None` when the
 /// value is not canonical, or not JSON).
+#[cfg(test)]
 pub(crate) fn canonical_prefix(text: &str) -> Option<usize> {
-    let mut scan = Scan {
-        b: text.as_bytes(),
-        at: 0,
-        depth: 0,
-        keys: Vec::new(),
-    };
+    let mut scan = Scan::new(text, false);
     scan.value().then_some(scan.at)
+}
+
+/// The JSON value at the start of `text` as canonical text, if it is
+/// canonical once the whitespace between its tokens is dropped: that text
+/// (borrowed when there was none), and the length of the value in `text`.
+pub(crate) fn compact_prefix(text: &str) -> Option<(Cow<'_, str>, usize)> {
+    let mut scan = Scan::new(text, true);
+    if !scan.value() {
+        return None;
+    }
+    let value = text.get(..scan.at)?;
+    let compact = if scan.spaced {
+        Cow::Owned(without_whitespace(value)?)
+    } else {
+        Cow::Borrowed(value)
+    };
+    Some((compact, scan.at))
+}
+
+/// `text` (scanned: its strings are whole) without the whitespace
+/// outside its strings, copied a run at a time.
+fn without_whitespace(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while at < b.len() {
+        // A run of anything but whitespace, strings whole.
+        let start = at;
+        while let Some(&c) = b.get(at) {
+            if is_ws(c) {
+                break;
+            }
+            at += 1;
+            if c == b'"' {
+                loop {
+                    at += plain_run(b.get(at..)?);
+                    match b.get(at)? {
+                        b'"' => break,
+                        _ => at += 2, // an escape (checked by the scan)
+                    }
+                }
+                at += 1;
+            }
+        }
+        out.push_str(text.get(start..at)?);
+        while b.get(at).copied().is_some_and(is_ws) {
+            at += 1;
+        }
+    }
+    Some(out)
 }
 
 struct Scan<'a> {
@@ -42,9 +94,34 @@ struct Scan<'a> {
     depth: usize,
     /// The keys of the objects being read, innermost last.
     keys: Vec<&'a [u8]>,
+    /// Whitespace between tokens is allowed (and then `spaced` says
+    /// whether there was any).
+    spaces: bool,
+    spaced: bool,
 }
 
 impl<'a> Scan<'a> {
+    fn new(text: &'a str, spaces: bool) -> Self {
+        Scan {
+            b: text.as_bytes(),
+            at: 0,
+            depth: 0,
+            keys: Vec::new(),
+            spaces,
+            spaced: false,
+        }
+    }
+
+    /// Skips whitespace, where it is allowed.
+    #[inline(always)]
+    fn ws(&mut self) {
+        // (No token starts with a byte at or below the space.)
+        while self.spaces && self.peek().is_some_and(|c| c <= b' ' && is_ws(c)) {
+            self.at += 1;
+            self.spaced = true;
+        }
+    }
+
     #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.at).copied()
@@ -66,6 +143,7 @@ impl<'a> Scan<'a> {
     }
 
     fn value(&mut self) -> bool {
+        self.ws();
         match self.peek() {
             Some(b'{') => self.nested(Self::object_body),
             Some(b'[') => self.nested(Self::array_body),
@@ -91,6 +169,7 @@ impl<'a> Scan<'a> {
 
     /// After `{`: members without whitespace, keys unique, then `}`.
     fn object_body(&mut self) -> bool {
+        self.ws();
         if self.eat(b'}') {
             return true;
         }
@@ -113,21 +192,27 @@ impl<'a> Scan<'a> {
             if seen.len() >= MAX_KEYS || seen.contains(&key) {
                 return false;
             }
-            self.keys.push(key);
+            self.ws();
             if !self.eat(b':') || !self.value() {
                 return false;
             }
+            // (Pushed once its value is read: a scan that fails on the
+            // first value allocates nothing.)
+            self.keys.push(key);
+            self.ws();
             if self.eat(b'}') {
                 return true;
             }
             if !self.eat(b',') {
                 return false;
             }
+            self.ws();
         }
     }
 
     /// After `[`: elements without whitespace, then `]`.
     fn array_body(&mut self) -> bool {
+        self.ws();
         if self.eat(b']') {
             return true;
         }
@@ -135,6 +220,7 @@ impl<'a> Scan<'a> {
             if !self.value() {
                 return false;
             }
+            self.ws();
             if self.eat(b']') {
                 return true;
             }
@@ -267,6 +353,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn whitespace_between_tokens_is_dropped() {
+        use super::compact_prefix;
+        let spaced = "{\"a\": 1,\"b\": [1, 2,\n true],\"c\": {\"d\": \"x y\\\" \"} },";
+        let (compact, len) = compact_prefix(spaced).unwrap();
+        assert_eq!(compact, r#"{"a":1,"b":[1,2,true],"c":{"d":"x y\" "}}"#);
+        assert_eq!(len, spaced.len() - 1);
+        let (same, _) = compact_prefix(r#"{"a":1}"#).unwrap();
+        assert!(matches!(same, std::borrow::Cow::Borrowed(_)));
+        for t in [
+            r#"{"a": 1.50}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": "\u0041"}"#,
+            "[1 2]",
+            "{\"a\" 1}",
+        ] {
+            assert_eq!(compact_prefix(t), None, "{t}");
+        }
+    }
+
+    #[test]
     fn deep_or_wide_values_are_left_to_the_general_path() {
         let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
         assert!(!is_canonical(&deep));
@@ -307,6 +413,20 @@ pub(crate) mod tests {
             }
             if is_canonical(&text) {
                 prop_assert_eq!(rewritten(&text), Some(text));
+            }
+        }
+
+        /// Pretty-printed text compacts to serde_json's compact text of
+        /// the same value, whenever that is canonical.
+        #[test]
+        fn spaced_text_compacts_to_the_canonical_text(v in json_value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            let pretty = serde_json::to_string_pretty(&v).unwrap();
+            let compact = super::compact_prefix(&pretty);
+            if is_canonical(&text) {
+                prop_assert_eq!(compact, Some((text.as_str().into(), pretty.len())));
+            } else if let Some((compact, _)) = compact {
+                prop_assert_eq!(rewritten(&compact), Some(compact.into_owned()));
             }
         }
 

@@ -178,15 +178,17 @@ impl<'a> Reader<'a> {
         self.text.get(start..self.at)
     }
 
-    /// A value whose text is canonical (see [`super::canonical`]), as that
-    /// text; `None` for any other (it may still be JSON).
+    /// A value whose text is canonical but perhaps for whitespace between
+    /// its tokens (see [`super::canonical`]), as canonical text (the text
+    /// itself when it has no such whitespace); `None` for any other (it
+    /// may still be JSON).
     #[cfg(feature = "gemini")]
-    pub(crate) fn canonical(&mut self) -> Option<&'a str> {
+    pub(crate) fn canonical(&mut self) -> Option<Cow<'a, str>> {
         self.ws();
         let rest = self.text.get(self.at..)?;
-        let len = super::canonical::canonical_prefix(rest)?;
+        let (text, len) = super::canonical::compact_prefix(rest)?;
         self.at += len;
-        rest.get(..len)
+        Some(text)
     }
 
     /// Consumes `null` if it is next.

@@ -30,7 +30,7 @@ struct FastPart<'a> {
 struct FastCall<'a> {
     name: Cow<'a, str>,
     id: Option<Cow<'a, str>>,
-    args: Option<&'a str>,
+    args: Option<Cow<'a, str>>,
 }
 
 /// `null` (`None`) or what `read` makes of the value.
@@ -159,8 +159,10 @@ impl<'a> FastFrame<'a> {
             }
             "args" => {
                 seen.once(2)?;
-                // Passed on as they came only if canonical (the text the
-                // general path writes back): found and checked in one pass.
+                // Passed on as text only if canonical (the text the general
+                // path writes back) once the whitespace between tokens is
+                // dropped, as Google's printer puts a space after each
+                // colon: found and checked in one pass.
                 args = nullable(r, Reader::canonical)?;
                 Some(())
             }
@@ -184,7 +186,7 @@ impl FastPart<'_> {
                 self.text.is_none()
                     && self.thought.is_none()
                     && !call.name.is_empty()
-                    && call.args.map_or(true, |a| a.starts_with('{'))
+                    && call.args.as_ref().map_or(true, |a| a.starts_with('{'))
             }
             None => self.text.is_some() && self.thought_signature.is_none(),
         }
@@ -217,7 +219,7 @@ impl TurnState {
                     .as_deref()
                     .map(|sig| signature_data(sig.to_string()));
                 let slot = self.start_call(call.id.as_deref(), call.name.to_string(), data, out);
-                end_call(slot, call.args.unwrap_or("{}").to_string(), out);
+                end_call(slot, call.args.as_deref().unwrap_or("{}").to_string(), out);
             } else if let Some(text) = &part.text {
                 out.push(text_delta(part.thought == Some(true), text.to_string()));
             }

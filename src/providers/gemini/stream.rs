@@ -470,11 +470,20 @@ mod tests {
         assert!(TurnState::default().fast(frame, &mut out));
         assert!(out.iter().any(|d| matches!(d,
             crate::accumulate::Delta::ToolArgsWhole { arguments, .. } if arguments == r#"{"city":"Paris","days":3}"#)));
-        let pretty = frame.replace(r#""days":3"#, r#""days": 3"#);
+        // As Google's printer writes it: canonical once the spaces go.
+        let spaced = frame.replace(
+            r#"{"city":"Paris","days":3}"#,
+            r#"{"city": "Paris","days": 3}"#,
+        );
+        let mut out = Vec::new();
+        assert!(TurnState::default().fast(&spaced, &mut out));
+        assert!(out.iter().any(|d| matches!(d,
+            crate::accumulate::Delta::ToolArgsWhole { arguments, .. } if arguments == r#"{"city":"Paris","days":3}"#)));
+        let long = frame.replace(r#""days":3"#, r#""days":3.50"#);
         assert!(
-            !TurnState::default().fast(&pretty, &mut Vec::new()),
+            !TurnState::default().fast(&long, &mut Vec::new()),
             "not canonical: general path"
         );
-        assert_eq!(fast_equals_general(&sse(&[frame, &pretty])), Ok(()));
+        assert_eq!(fast_equals_general(&sse(&[frame, &spaced, &long])), Ok(()));
     }
 }
