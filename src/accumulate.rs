@@ -24,8 +24,12 @@ use crate::model::{
 };
 
 mod delta;
+#[cfg(feature = "gemini")]
+mod usage;
 
 pub(crate) use delta::Delta;
+#[cfg(feature = "gemini")]
+pub(crate) use usage::ReadUsage;
 
 #[derive(Debug)]
 struct OpenCall {
@@ -50,6 +54,9 @@ pub(crate) struct Accumulator {
     terminal: bool,
     emitted: bool,
     usage_frame: Option<Raw>,
+    /// The text `response.usage` comes from, while it comes as text.
+    #[cfg(feature = "gemini")]
+    usage_text: usage::UsageText,
 }
 
 impl Accumulator {
@@ -148,8 +155,18 @@ impl Accumulator {
                     .push_str(&text);
             }
             Delta::Usage(usage) => {
+                #[cfg(feature = "gemini")]
+                self.usage_text.read(&mut self.response.usage);
                 if usage != self.response.usage {
                     self.response.usage = usage;
+                    self.usage_frame = Some(raw.clone());
+                    #[cfg(feature = "gemini")]
+                    self.usage_text.clear();
+                }
+            }
+            #[cfg(feature = "gemini")]
+            Delta::UsageText { json, read } => {
+                if self.usage_text.set(json, read, &mut self.response.usage) {
                     self.usage_frame = Some(raw.clone());
                 }
             }
@@ -445,6 +462,8 @@ impl Accumulator {
     /// What has been assembled so far, with open calls listed as incomplete.
     pub(crate) fn snapshot(&self, reason: &str) -> Response {
         let mut r = self.response.clone();
+        #[cfg(feature = "gemini")]
+        self.usage_text.current(&mut r.usage);
         for call in &self.open {
             r.incomplete_tool_calls.push(IncompleteToolCall {
                 id: call.id.clone(),
@@ -463,6 +482,8 @@ impl Accumulator {
         raw: &Raw,
         out: &mut Vec<StreamEvent>,
     ) -> Result<Response, Error> {
+        #[cfg(feature = "gemini")]
+        self.usage_text.read(&mut self.response.usage);
         if !self.terminal {
             self.abandon_open_calls("the stream ended inside the call", raw, out);
             return Err(Error::StreamEndedEarly {

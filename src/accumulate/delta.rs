@@ -51,6 +51,14 @@ pub(crate) enum Delta {
     Refusal(String),
     /// The usage so far (replaces the previous value).
     Usage(Usage),
+    /// The usage so far as the provider's usage object, in canonical
+    /// compact JSON text (`json/canonical.rs`), read with `read` only when
+    /// the response is needed (replaces the previous value).
+    #[cfg(feature = "gemini")]
+    UsageText {
+        json: String,
+        read: super::ReadUsage,
+    },
     /// The finish reason.
     Finish { raw: String, reason: FinishReason },
     /// The terminal frame: the turn is complete.
@@ -74,6 +82,8 @@ impl Delta {
             | Delta::ToolAbort { .. }
             | Delta::Usage(_)
             | Delta::Warning { .. } => true,
+            #[cfg(feature = "gemini")]
+            Delta::UsageText { .. } => true,
             Delta::Meta { .. }
             | Delta::ReasoningSignature(_)
             | Delta::RedactedReasoning(_)

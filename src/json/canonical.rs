@@ -10,7 +10,9 @@
 //!
 //! Text that is canonical but for whitespace between its tokens (Google's
 //! printer writes `"key": value`) is made canonical by dropping that
-//! whitespace ([`compact_prefix`]).
+//! whitespace ([`compact_prefix`]); and whether two canonical texts denote
+//! different values is mostly told from where they first differ
+//! ([`values_differ`]).
 
 use std::borrow::Cow;
 
@@ -86,6 +88,68 @@ fn without_whitespace(text: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Whether two canonical, compact texts (as [`compact_prefix`] gives)
+/// denote different values; `None` when their first difference does not
+/// tell: it is inside an object key (the same members in another order
+/// are the same object), or in a float (`-0.0` equals `0.0`). Otherwise
+/// it is at the same place in the same structure of both, and each
+/// object's keys are unique and every scalar has one spelling: there the
+/// values differ (a scalar, a type, or the length of an array or object).
+pub(crate) fn values_differ(a: &str, b: &str) -> Option<bool> {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let at = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    if at == a.len() && at == b.len() {
+        return Some(false);
+    }
+    // Where the common prefix leaves off: in a string, and which kind.
+    let (mut in_string, mut escaped, mut key, mut expect_key) = (false, false, false, false);
+    // Whether each open container is an object, innermost last.
+    let mut objects: Vec<bool> = Vec::new();
+    for &c in a.get(..at)? {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            b'"' => (in_string, key, expect_key) = (true, expect_key, false),
+            b'{' | b'[' => {
+                objects.push(c == b'{');
+                expect_key = c == b'{';
+            }
+            b'}' | b']' => {
+                objects.pop();
+            }
+            b',' => expect_key = objects.last() == Some(&true),
+            _ => expect_key = false,
+        }
+    }
+    if in_string {
+        return if key { None } else { Some(true) };
+    }
+    // A number the difference falls in (or starts): an integer has one
+    // spelling per value, a float may not.
+    let numeric = |c: &u8| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E');
+    let float = |c: &u8| matches!(c, b'.' | b'e' | b'E');
+    let before = a.get(..at)?.iter().rev().take_while(|c| numeric(c));
+    let after = |t: &'_ [u8]| -> bool {
+        t.get(at..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| numeric(c))
+            .any(float)
+    };
+    if before.clone().any(float) || after(a) || after(b) {
+        return None;
+    }
+    Some(true)
 }
 
 struct Scan<'a> {
@@ -373,6 +437,41 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn where_two_texts_differ_tells_whether_their_values_do() {
+        use super::values_differ;
+        for (a, b, differ) in [
+            (r#"{"a":1,"b":[2]}"#, r#"{"a":1,"b":[2]}"#, Some(false)),
+            (r#"{"a":1,"b":2}"#, r#"{"a":1,"b":3}"#, Some(true)),
+            (r#"{"a":1}"#, r#"{"a":12}"#, Some(true)),
+            (r#"{"a":-1}"#, r#"{"a":1}"#, Some(true)),
+            (r#"{"a":1}"#, r#"{"a":1,"b":2}"#, Some(true)),
+            ("{}", r#"{"a":1}"#, Some(true)),
+            ("[1]", "[1,2]", Some(true)),
+            (r#"{"a":"x"}"#, r#"{"a":"y"}"#, Some(true)),
+            (r#"{"a":"x\"y"}"#, r#"{"a":"x\"z"}"#, Some(true)),
+            (r#"{"a":null}"#, r#"{"a":{}}"#, Some(true)),
+            (r#"{"a":true}"#, r#"{"a":false}"#, Some(true)),
+            (
+                r#"{"a":[{"b":1}],"c":2}"#,
+                r#"{"a":[{"b":1}],"c":3}"#,
+                Some(true),
+            ),
+            // A key: the same members may come in another order.
+            (r#"{"a":1}"#, r#"{"b":1}"#, None),
+            (r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#, None),
+            (r#"{"a":"\"","b":1}"#, r#"{"a":"\"","c":1}"#, None),
+            (r#"{"a":{"x":1}}"#, r#"{"a":{"y":1}}"#, None),
+            // A float: -0.0 equals 0.0.
+            (r#"{"a":0.0}"#, r#"{"a":-0.0}"#, None),
+            (r#"{"a":1.5}"#, r#"{"a":2.5}"#, None),
+            (r#"{"a":1}"#, r#"{"a":1.5}"#, None),
+        ] {
+            assert_eq!(values_differ(a, b), differ, "{a} {b}");
+            assert_eq!(values_differ(b, a), differ, "{b} {a}");
+        }
+    }
+
+    #[test]
     fn deep_or_wide_values_are_left_to_the_general_path() {
         let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
         assert!(!is_canonical(&deep));
@@ -397,6 +496,33 @@ pub(crate) mod tests {
                     .prop_map(|kv| Value::Object(kv.into_iter().collect())),
             ]
         })
+    }
+
+    /// Small objects from few keys and values, so that two of them are
+    /// often alike: usage objects from one frame to the next.
+    fn near_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::json!(0)),
+            Just(serde_json::json!(1)),
+            Just(serde_json::json!(12)),
+            Just(serde_json::json!(-1)),
+            Just(serde_json::json!(1.5)),
+            Just(serde_json::json!(0.0)),
+            Just(serde_json::json!(-0.0)),
+            Just(serde_json::json!("x")),
+            Just(serde_json::json!("x\"")),
+            Just(serde_json::json!(null)),
+            Just(serde_json::json!(true)),
+        ];
+        let inner = leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::vec(("[ab]", inner), 0..3)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        });
+        prop::collection::vec(("[abc]", inner), 0..4)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect()))
     }
 
     proptest! {
@@ -427,6 +553,18 @@ pub(crate) mod tests {
                 prop_assert_eq!(compact, Some((text.as_str().into(), pretty.len())));
             } else if let Some((compact, _)) = compact {
                 prop_assert_eq!(rewritten(&compact), Some(compact.into_owned()));
+            }
+        }
+
+        /// Whenever the texts tell, they tell what comparing the values
+        /// (as `Usage` does, serde_json's `==`) says.
+        #[test]
+        fn values_differ_as_the_values_do(a in near_value(), b in near_value()) {
+            let (ta, tb) = (serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+            if is_canonical(&ta) && is_canonical(&tb) {
+                if let Some(differ) = super::values_differ(&ta, &tb) {
+                    prop_assert_eq!(differ, a != b, "{} {}", ta, tb);
+                }
             }
         }
 

@@ -170,14 +170,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Any value (checked), as its text.
-    pub(crate) fn value_text(&mut self) -> Option<&'a str> {
-        self.ws();
-        let start = self.at;
-        self.skip()?;
-        self.text.get(start..self.at)
-    }
-
     /// A value whose text is canonical but perhaps for whitespace between
     /// its tokens (see [`super::canonical`]), as canonical text (the text
     /// itself when it has no such whitespace); `None` for any other (it
@@ -189,6 +181,22 @@ impl<'a> Reader<'a> {
         let (text, len) = super::canonical::compact_prefix(rest)?;
         self.at += len;
         Some(text)
+    }
+
+    /// Consumes `text` if it is next (the whole of a value when `text` is
+    /// one value: JSON values end by themselves).
+    #[cfg(feature = "gemini")]
+    pub(crate) fn exactly(&mut self, text: &str) -> bool {
+        self.ws();
+        let hit = !text.is_empty()
+            && self
+                .text
+                .get(self.at..)
+                .is_some_and(|rest| rest.starts_with(text));
+        if hit {
+            self.at += text.len();
+        }
+        hit
     }
 
     /// Consumes `null` if it is next.

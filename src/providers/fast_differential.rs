@@ -218,6 +218,38 @@ fn anthropic_frame() -> impl Strategy<Value = String> {
         })
 }
 
+/// Gemini's usage as servers write it: repeated in every frame with counts
+/// that change (Google's printer: `"key": value`), or in another order,
+/// spacing or spelling, or not an object.
+fn usage_metadata() -> impl Strategy<Value = String> {
+    let real = |candidates: u32, spaced: bool| {
+        let u = format!(
+            r#"{{"promptTokenCount":9,"candidatesTokenCount":{candidates},"totalTokenCount":{},"promptTokensDetails":[{{"modality":"TEXT","tokenCount":9}}],"thoughtsTokenCount":185}}"#,
+            194 + candidates
+        );
+        if spaced {
+            u.replace("\":", "\": ")
+        } else {
+            u
+        }
+    };
+    prop_oneof![
+        4 => (prop_oneof![Just(5u32), Just(23), Just(40)], any::<bool>())
+            .prop_map(move |(c, spaced)| real(c, spaced)),
+        1 => Just(r#"{"candidatesTokenCount":5,"promptTokenCount":9,"totalTokenCount":199,"promptTokensDetails":[{"tokenCount":9,"modality":"TEXT"}],"thoughtsTokenCount":185}"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":1}"#.to_string()),
+        1 => Just(r#"{ "promptTokenCount" : 1 }"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":2}"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":1,"ratio":0.0}"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":1,"ratio":-0.0}"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":1,"promptTokenCount":2}"#.to_string()),
+        1 => Just(r#"{"prompt\u0054okenCount":1}"#.to_string()),
+        1 => Just(r#"{"promptTokenCount":1e400}"#.to_string()),
+        1 => Just("5".to_string()),
+        1 => Just("null".to_string()),
+    ]
+}
+
 fn gemini_frame() -> impl Strategy<Value = String> {
     let args = prop_oneof![
         3 => Just(r#"{"city":"Paris","days":3,"tags":["a"],"v":1.5}"#.to_string()),
@@ -321,17 +353,7 @@ fn gemini_frame() -> impl Strategy<Value = String> {
                     .prop_map(|c| format!("[{}]", c.join(",")))
                     .boxed(),
                 ),
-                member(
-                    "usageMetadata",
-                    prop_oneof![
-                        Just(r#"{"promptTokenCount":1}"#.to_string()),
-                        Just(r#"{ "promptTokenCount" : 1 }"#.to_string()),
-                        Just(r#"{"promptTokenCount":2}"#.to_string()),
-                        Just(r#"{"promptTokenCount":1e400}"#.to_string()),
-                        Just("null".to_string()),
-                    ]
-                    .boxed(),
-                ),
+                member("usageMetadata", usage_metadata().boxed()),
                 member(
                     "modelVersion",
                     prop_oneof![Just(r#""m""#.to_string()), Just(r#""m2""#.to_string())].boxed(),

@@ -3,15 +3,17 @@
 
 use std::borrow::Cow;
 
+use super::map_usage;
 use super::stream::{end_call, signature_data, text_delta, TurnState};
-use crate::accumulate::Delta;
+use crate::accumulate::{Delta, ReadUsage};
 use crate::json::read::{Reader, Seen};
 
 /// A frame of text and whole calls, read in place; see [`TurnState::fast`]:
 /// one candidate, no finish reason, prompt feedback or error.
 struct FastFrame<'a> {
     parts: Vec<FastPart<'a>>,
-    usage_metadata: Option<&'a str>,
+    /// Canonical text (as compacted by [`Reader::canonical`]).
+    usage_metadata: Option<Cow<'a, str>>,
     model_version: Option<Cow<'a, str>>,
     response_id: Option<Cow<'a, str>>,
 }
@@ -47,8 +49,9 @@ fn nullable<'a, T>(
 
 impl<'a> FastFrame<'a> {
     /// `None` (the general path) for any other frame, or a field given
-    /// twice (the general path decides what that means).
-    fn read(data: &'a str) -> Option<Self> {
+    /// twice (the general path decides what that means). `usage` is the
+    /// last usage passed on: a frame that repeats it has no usage here.
+    fn read(data: &'a str, usage: &str) -> Option<Self> {
         let mut r = Reader::new(data);
         let mut seen = Seen::default();
         let mut frame = FastFrame {
@@ -69,7 +72,9 @@ impl<'a> FastFrame<'a> {
             }
             "usageMetadata" => {
                 seen.once(1)?;
-                frame.usage_metadata = nullable(r, Reader::value_text)?;
+                if !r.exactly(usage) {
+                    frame.usage_metadata = nullable(r, Reader::canonical)?;
+                }
                 Some(())
             }
             "modelVersion" => {
@@ -199,7 +204,7 @@ impl TurnState {
     /// signature, streamed call, finish, feedback or error). False, with
     /// nothing done, otherwise.
     pub(crate) fn fast(&mut self, data: &str, out: &mut Vec<Delta>) -> bool {
-        let Some(frame) = FastFrame::read(data) else {
+        let Some(frame) = FastFrame::read(data, &self.usage_text) else {
             return false;
         };
         if !frame.parts.iter().all(FastPart::is_fast)
@@ -224,13 +229,16 @@ impl TurnState {
                 out.push(text_delta(part.thought == Some(true), text.to_string()));
             }
         }
-        // Repeated in every frame: parsed only when its text changes.
-        if let Some(text) = frame.usage_metadata {
-            if self.usage_text.as_deref() != Some(text) {
-                if let Ok(u) = crate::json::read::parse(text) {
-                    self.usage(Some(&u), out);
-                }
-                self.usage_text = Some(text.to_string());
+        // Repeated in every frame, usually changed: passed on as text,
+        // read only when the response needs it (accumulate/usage.rs).
+        if let Some(text) = frame.usage_metadata.filter(|t| t.starts_with('{')) {
+            if self.usage_text != *text {
+                self.usage_text.clear();
+                self.usage_text.push_str(&text);
+                out.push(Delta::UsageText {
+                    json: text.into_owned(),
+                    read: ReadUsage(map_usage),
+                });
             }
         }
         true

@@ -49,13 +49,13 @@ pub(crate) struct TurnState {
     names: Vec<(String, u32)>,
     next_slot: usize,
     pub(super) streamed: Option<StreamedCall>,
-    /// The last response id, model and usage passed on (Gemini repeats
-    /// them in every frame): only changes become deltas.
+    /// The last response id and model passed on (Gemini repeats them in
+    /// every frame): only changes become deltas.
     meta: (Option<String>, Option<String>),
-    usage: Option<Value>,
-    /// The text `usage` was last read from by the fast path (`None` when
-    /// the general path set it).
-    pub(super) usage_text: Option<String>,
+    /// The last usage passed on, as its canonical text (either path gives
+    /// the same text for one object; empty for none): only changes of the
+    /// text become deltas.
+    pub(super) usage_text: String,
 }
 
 impl TurnState {
@@ -136,13 +136,14 @@ impl TurnState {
         Ok(())
     }
 
-    /// Passes on `usageMetadata` when it changes.
-    pub(super) fn usage(&mut self, usage_metadata: Option<&Value>, out: &mut Vec<Delta>) {
-        self.usage_text = None;
+    /// Passes on `usageMetadata` when its text changes (the text the fast
+    /// path compares: the canonical one).
+    fn usage(&mut self, usage_metadata: Option<&Value>, out: &mut Vec<Delta>) {
         if let Some(u) = usage_metadata.filter(|u| u.is_object()) {
-            if self.usage.as_ref() != Some(u) {
+            let text = crate::json::json_text(u);
+            if text != self.usage_text {
                 out.push(Delta::Usage(map_usage(u)));
-                self.usage = Some(u.clone());
+                self.usage_text = text;
             }
         }
     }
@@ -460,6 +461,49 @@ mod tests {
             let body = sse(&[&frame, end]);
             proptest::prop_assert_eq!(fast_equals_general(&body), Ok(()));
         }
+    }
+
+    /// Frames as the API writes them (Google's printer, usage, model and
+    /// id in every frame, the usage changing): all but the last take the
+    /// fast path, and the usage is that of the last frame that changed it.
+    #[test]
+    fn real_frames_take_the_fast_path() {
+        use crate::providers::gemini::TurnState;
+        let frame = |parts: &str, end: &str, candidates: u32| {
+            format!(
+                r#"{{"candidates": [{{"content": {{"parts": [{parts}],"role": "model"}}{end},"index": 0}}],"usageMetadata": {{"promptTokenCount": 9,"candidatesTokenCount": {candidates},"totalTokenCount": {},"promptTokensDetails": [{{"modality": "TEXT","tokenCount": 9}}],"thoughtsTokenCount": 185}},"modelVersion": "gemini-3-pro-preview","responseId": "bH6LaZW8Fp_3nsEPqtaSwQ4"}}"#,
+                194 + candidates
+            )
+        };
+        let frames = [
+            frame(r#"{"text": "There are"}"#, "", 5),
+            frame(r#"{"text": " three"}"#, "", 9),
+            frame(
+                r#"{"functionCall": {"name": "weather","args": {"city": "Paris","days": [1, 2]}},"thoughtSignature": "c2ln"}"#,
+                "",
+                15,
+            ),
+            frame(r#"{"text": ""}"#, r#","finishReason": "STOP""#, 15),
+        ];
+        let mut turn = TurnState::default();
+        for f in &frames[..3] {
+            assert!(turn.fast(f, &mut Vec::new()), "{f}");
+        }
+        let refs: Vec<&str> = frames.iter().map(String::as_str).collect();
+        let body = sse(&refs);
+        assert_eq!(fast_equals_general(&body), Ok(()));
+        let (events, res) = StreamDecoder::decode_all(Provider::Gemini, &body);
+        let res = res.unwrap();
+        assert_eq!(res.usage.output, Some(15 + 185));
+        assert_eq!(
+            res.tool_calls[0].arguments,
+            r#"{"city":"Paris","days":[1,2]}"#
+        );
+        let usage_raw = events.iter().find_map(|e| match e {
+            StreamEvent::Usage { raw, .. } => Some(raw.to_string()),
+            _ => None,
+        });
+        assert_eq!(usage_raw.as_deref(), Some(refs[2]));
     }
 
     #[test]
