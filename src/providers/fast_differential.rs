@@ -124,10 +124,21 @@ fn openai_chunk() -> impl Strategy<Value = String> {
                 member("delta", delta.boxed()),
                 member("logprobs", Just("null".to_string()).boxed()),
             ],
-            vec![member(
-                "finish_reason",
-                prop_oneof![Just("null".to_string()), Just(r#""stop""#.to_string())].boxed(),
-            )],
+            vec![
+                member(
+                    "finish_reason",
+                    prop_oneof![Just("null".to_string()), Just(r#""stop""#.to_string())].boxed(),
+                ),
+                // Azure's, on every choice.
+                member(
+                    "content_filter_results",
+                    prop_oneof![
+                        Just("{}".to_string()),
+                        Just(r#"{"hate":{"filtered":false,"severity":"safe"}}"#.to_string()),
+                    ]
+                    .boxed(),
+                ),
+            ],
         ),
         space(),
     )
@@ -160,6 +171,13 @@ fn openai_chunk() -> impl Strategy<Value = String> {
                 member(
                     "created",
                     prop_oneof![Just("1767225600".to_string()), Just("1e400".to_string())].boxed(),
+                ),
+                // OpenAI's on every chunk, and Azure's first chunk.
+                member("obfuscation", Just(r#""Qup1BsQ3""#.to_string()).boxed()),
+                member("service_tier", Just(r#""default""#.to_string()).boxed()),
+                member(
+                    "prompt_filter_results",
+                    Just(r#"[{"prompt_index":0,"content_filter_results":{}}]"#.to_string()).boxed(),
                 ),
             ],
         ),
