@@ -13,7 +13,9 @@ import { fakeFetch } from "./inputs.mjs";
 export const SKYL_PKG = process.env.SKYL_PKG
   ? path.resolve(process.env.SKYL_PKG)
   : path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../pkg");
-const skylModule = () => import(pathToFileURL(path.join(SKYL_PKG, "node.js")).href);
+const skylModule = (pkg = SKYL_PKG) => import(pathToFileURL(path.join(pkg, "node.js")).href);
+/** Another built package, measured beside this one as "skyl before" ($SKYL_BEFORE). */
+export const SKYL_BEFORE = process.env.SKYL_BEFORE ? path.resolve(process.env.SKYL_BEFORE) : null;
 
 const PROMPT = "hi";
 // (`json` is the tool the replayed Anthropic recording calls.)
@@ -42,10 +44,15 @@ export const LIBRARIES = {
   // any reader of this body pays (the runtime's stream, one copy), which
   // no decoder goes below; its result is not checked.
   "drain floor": { wires: ALL, load: loadFloor, floor: true },
+  // The floor plus skyl's wasm decoding each chunk (feedInput) and the
+  // result crossing into JS as one string (takeOutput), which is not read:
+  // skyl without the JS that builds and hands out its events. Not checked.
+  "skyl wasm only": { wires: ALL, load: () => loadFloor(true), floor: true },
 };
+if (SKYL_BEFORE) LIBRARIES["skyl before"] = { wires: ALL, load: () => loadSkyl(SKYL_BEFORE) };
 
-async function loadSkyl() {
-  const skyl = await skylModule();
+async function loadSkyl(pkg = SKYL_PKG) {
+  const skyl = await skylModule(pkg);
   const tools = TOOL_NAMES.map((name) => ({ name, parameters: { type: "object" } }));
   return async (wire, input) => {
     const client = new skyl.Client({
@@ -82,7 +89,7 @@ async function loadSkylDecode() {
   };
 }
 
-async function loadFloor() {
+async function loadFloor(decode = false) {
   await skylModule();
   const wasm = await import(pathToFileURL(path.join(SKYL_PKG, "skyl_wasm.js")).href);
   return async (wire, input) => {
@@ -102,7 +109,9 @@ async function loadFloor() {
       if (memory === null || memory.byteLength === 0)
         memory = new Uint8Array(wasm.wasmMemory().buffer);
       memory.set(value, at);
+      if (decode && decoder.feedInput(value.length) > 0) decoder.takeOutput();
     }
+    if (decode) decoder.finish();
     decoder.free();
     return { text: "", calls: [] };
   };

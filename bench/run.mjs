@@ -58,12 +58,17 @@ if (!native && !process.argv.includes("--no-native")) {
 }
 const noNative = [];
 
-function nativeRun(wire, kind, delivery) {
-  if (!native || noNative.includes(wire)) return null;
+// The native core of the package measured as "skyl before", if given.
+const nativeBefore = process.env.SKYL_NATIVE_BEFORE
+  ? path.resolve(process.env.SKYL_NATIVE_BEFORE)
+  : null;
+
+function nativeRun(wire, kind, delivery, binary = native, lib = "native Rust core") {
+  if (!binary || noNative.includes(wire)) return null;
   const input = makeInput(wire, kind, delivery);
   const file = path.join(os.tmpdir(), `skyl-bench-${wire}-${kind}-${delivery}.bin`);
   fs.writeFileSync(file, chunksFile(input));
-  const p = spawnSync(native, [wire, file, String(RUNS)], { encoding: "utf8" });
+  const p = spawnSync(binary, [wire, file, String(RUNS)], { encoding: "utf8" });
   if (p.status !== 0) {
     // A binary built elsewhere may predate a wire: leave its rows out.
     if (!prebuilt) throw new Error(`native core on ${wire}: ${p.stderr}`);
@@ -75,7 +80,7 @@ function nativeRun(wire, kind, delivery) {
   if (out.calls !== input.expected.calls.length)
     throw new Error(`native core: ${out.calls} calls, expected ${input.expected.calls.length}`);
   return {
-    lib: "native Rust core",
+    lib,
     wall: out.wall,
     cpu: out.wall,
     bytes: input.body.length,
@@ -126,6 +131,9 @@ for (const wire of wires) {
       }
       const nat = nativeRun(wire, kind, delivery);
       if (nat) cell.push(nat);
+      const natBefore =
+        nativeBefore && nativeRun(wire, kind, delivery, nativeBefore, "native before");
+      if (natBefore) cell.push(natBefore);
       const skyl = cell.find((r) => r.lib === "skyl");
       for (const r of cell) {
         rows.push({
