@@ -6,27 +6,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import net from "node:net";
-import { fileURLToPath } from "node:url";
 import { startMock } from "../js/mock-server.mjs";
 import { startStatic } from "../../www/serve.mjs";
 import { startWorker } from "../../www/worker/start.mjs";
 import { launchChromium, watchErrors } from "../js/chromium.mjs";
+import { ALL, artifacts, freePort } from "../pkg/helpers.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const artifacts = path.join(root, "target/test-artifacts");
-fs.mkdirSync(artifacts, { recursive: true });
-
-export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
+export const PROVIDERS = ALL;
 export const PHONE = { width: 390, height: 844 };
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /** Starts everything; `stop()` ends it. */
 export async function startDemo() {
