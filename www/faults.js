@@ -58,51 +58,63 @@ function indexOf(hay, needle, from) {
 /**
  * Passes bytes through until `frames` SSE events have ended after the one
  * that names a tool, then 12 bytes into the next event, and ends the body
- * there: no terminal frame ever arrives.
+ * there: no terminal frame ever arrives. Each byte is searched once: the
+ * marker search resumes where the last chunk's could not yet match, the
+ * frame count where it stopped.
  */
 export function cutAfterCall(names, frames) {
   const markers = names.map((n) => encoder.encode(`"name":${JSON.stringify(n)}`));
-  let seen = new Uint8Array(0);
-  let callAt = -1; // where the first call's name appeared
+  const overlap = Math.max(0, ...markers.map((m) => m.length - 1));
+  let seen = new Uint8Array(1024); // the bytes so far, in seen[0..length)
+  let length = 0;
+  let scan = -1; // the next byte the frame count reads, once a call began
+  let ends = 0; // blank lines counted since the call began
+  let cutAt = -1;
   let done = false;
   return new TransformStream({
     transform(chunk, controller) {
       if (done) return;
-      const base = seen.length;
-      const all = new Uint8Array(base + chunk.length);
-      all.set(seen);
-      all.set(chunk, base);
-      seen = all;
-      if (callAt < 0) {
+      const base = length;
+      if (base + chunk.length > seen.length) {
+        const grown = new Uint8Array(Math.max(seen.length * 2, base + chunk.length));
+        grown.set(seen.subarray(0, base));
+        seen = grown;
+      }
+      seen.set(chunk, base);
+      length += chunk.length;
+      const bytes = seen.subarray(0, length);
+      if (scan < 0) {
         for (const m of markers) {
-          const at = indexOf(seen, m, 0);
-          if (at >= 0 && (callAt < 0 || at < callAt)) callAt = at;
+          const at = indexOf(bytes, m, base - overlap);
+          if (at >= 0 && (scan < 0 || at < scan)) scan = at;
         }
       }
-      const cut = callAt < 0 ? -1 : cutPoint(seen, callAt, frames);
-      if (cut < 0) {
+      if (scan >= 0 && cutAt < 0) countFrames(bytes);
+      if (cutAt < 0 || cutAt > length) {
         controller.enqueue(chunk);
         return;
       }
-      if (cut > base) controller.enqueue(chunk.subarray(0, cut - base));
+      if (cutAt > base) controller.enqueue(chunk.subarray(0, cutAt - base));
       done = true;
       controller.terminate();
     },
   });
-}
 
-/** The cut offset: 12 bytes after the `frames`-th blank line after `from`, once those bytes exist. */
-function cutPoint(bytes, from, frames) {
-  let ends = 0;
-  for (let i = from; i + 1 < bytes.length; i++) {
-    // A blank line: LF LF, or LF CR LF (CRLF framing).
-    const blank =
-      bytes[i] === 10 && (bytes[i + 1] === 10 || (bytes[i + 1] === 13 && bytes[i + 2] === 10));
-    if (!blank) continue;
-    ends += 1;
-    const next = i + (bytes[i + 1] === 10 ? 2 : 3);
-    if (ends === frames) return next + 12 <= bytes.length ? next + 12 : -1;
-    i = next - 1;
+  /** Counts blank lines (LF LF, or LF CR LF in CRLF framing) from `scan`; sets `cutAt` at the `frames`-th. */
+  function countFrames(bytes) {
+    for (; scan + 1 < bytes.length; scan++) {
+      if (bytes[scan] !== 10) continue;
+      const lf = bytes[scan + 1] === 10;
+      const cr = bytes[scan + 1] === 13;
+      if (cr && scan + 2 >= bytes.length) return; // LF CR: the next chunk decides
+      if (!lf && !(cr && bytes[scan + 2] === 10)) continue;
+      const next = scan + (lf ? 2 : 3);
+      ends += 1;
+      if (ends === frames) {
+        cutAt = next + 12;
+        return;
+      }
+      scan = next - 1;
+    }
   }
-  return -1;
 }
