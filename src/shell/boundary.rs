@@ -211,6 +211,43 @@ pub struct BoundaryStream {
     events: Vec<StreamEvent>,
     /// `tool_call` events written so far.
     calls_sent: usize,
+    /// The buffers a result is written in, kept from one result to the
+    /// next so that a chunk's result does not grow them from empty (see
+    /// [`Scratch`]).
+    scratch: Scratch,
+}
+
+/// A result's JSON part, its strings and their lengths, while it is
+/// written; emptied, not freed, between results. Most results are alike
+/// in size (one text delta, one argument fragment), so after the first
+/// few nothing is reallocated while writing; [`BoundaryStream::seal`]
+/// then copies them into one string of the exact size.
+#[derive(Debug, Default)]
+struct Scratch {
+    out: Vec<u8>,
+    strs: String,
+    lens: Vec<usize>,
+}
+
+impl Scratch {
+    /// Above this capacity a buffer is freed after its result rather than
+    /// kept (one large event must not pin its size for the whole stream).
+    const KEEP: usize = 64 * 1024;
+
+    fn clear(&mut self) {
+        if self.out.capacity() > Self::KEEP {
+            self.out = Vec::new();
+        }
+        if self.strs.capacity() > Self::KEEP {
+            self.strs = String::new();
+        }
+        if self.lens.capacity() > Self::KEEP {
+            self.lens = Vec::new();
+        }
+        self.out.clear();
+        self.strs.clear();
+        self.lens.clear();
+    }
 }
 
 impl BoundaryStream {
@@ -226,21 +263,22 @@ impl BoundaryStream {
             provider: p.name(),
             events: Vec::new(),
             calls_sent: 0,
+            scratch: Scratch::default(),
         })
     }
 
-    /// `{"events":[...],"lens":[...]` with each event's payload strings
-    /// left empty in the JSON and appended to `strs` instead (see
-    /// [`Self::feed`]).
-    fn events_json(&mut self, out: &mut Vec<u8>, strs: &mut String) {
+    /// `{"events":[...],"lens":[...]` into the scratch buffers, with each
+    /// event's payload strings left empty in the JSON and appended to its
+    /// strings instead (see [`Self::feed`]).
+    fn events_json(&mut self) {
+        let Scratch { out, strs, lens } = &mut self.scratch;
         out.extend_from_slice(b"{\"events\":[");
-        let mut lens = Vec::new();
         let mut args_from_events = false;
         for (i, ev) in self.events.drain(..).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            args_from_events |= write_event(ev, out, strs, &mut lens, &mut self.calls_sent);
+            args_from_events |= write_event(ev, out, strs, lens, &mut self.calls_sent);
         }
         out.extend_from_slice(b"],\"lens\":[");
         for (i, n) in lens.iter().enumerate() {
@@ -255,22 +293,26 @@ impl BoundaryStream {
         }
     }
 
-    /// Closes the JSON object and appends the payload strings after a NUL
-    /// (which JSON text never contains unescaped).
-    fn seal(mut out: Vec<u8>, strs: &str) -> String {
-        out.push(b'}');
-        out.push(0);
+    /// The result: the JSON object closed, a NUL (which JSON text never
+    /// contains unescaped), then the payload strings, in one string of the
+    /// exact size; the scratch buffers are emptied for the next result.
+    fn seal(&mut self) -> String {
+        let Scratch { out, strs, .. } = &self.scratch;
         // The JSON part is the JSON writer's output and ASCII punctuation,
         // so UTF-8; usually small (the strings, most of the bytes, are
         // already `str`), so only it is checked.
-        let mut text = String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        text.reserve_exact(strs.len());
+        let json = String::from_utf8_lossy(out);
+        let mut text = String::with_capacity(json.len() + 2 + strs.len());
+        text.push_str(&json);
+        text.push('}');
+        text.push('\0');
         text.push_str(strs);
+        self.scratch.clear();
         text
     }
 
-    fn with_error(&self, out: &mut Vec<u8>, e: &Error) {
+    fn with_error(&mut self, e: &Error) {
+        let out = &mut self.scratch.out;
         out.extend_from_slice(b",\"error\":");
         let mut info = e.info(self.provider);
         // Every kind says whether events had been handed out before it,
@@ -307,27 +349,23 @@ impl BoundaryStream {
         if result.is_ok() && self.events.is_empty() {
             return String::new();
         }
-        let mut out = Vec::new();
-        let mut strs = String::new();
-        self.events_json(&mut out, &mut strs);
+        self.events_json();
         if let Err(e) = result {
-            self.with_error(&mut out, &e);
+            self.with_error(&e);
         }
-        Self::seal(out, &strs)
+        self.seal()
     }
 
     /// Ends the body: as [`Self::feed`], with `"done": true` (the response
     /// is in the final `finish` event) or `"error"`.
     pub fn finish(&mut self) -> String {
         let result = self.inner.finish(&mut self.events);
-        let mut out = Vec::new();
-        let mut strs = String::new();
-        self.events_json(&mut out, &mut strs);
+        self.events_json();
         match result {
-            Ok(_) => out.extend_from_slice(b",\"done\":true"),
-            Err(e) => self.with_error(&mut out, &e),
+            Ok(_) => self.scratch.out.extend_from_slice(b",\"done\":true"),
+            Err(e) => self.with_error(&e),
         }
-        Self::seal(out, &strs)
+        self.seal()
     }
 
     /// Whether any event has been handed out.
@@ -468,6 +506,29 @@ mod tests {
         assert_eq!(out["error"]["partial"]["text"], "Hi");
         assert_eq!(out["error"]["retryable"], false);
         assert!(BoundaryStream::new("nope", None).is_err());
+    }
+
+    /// The scratch buffers are reused from one result to the next, and a
+    /// large event's are not kept: every result stays whole.
+    #[test]
+    fn results_reuse_the_scratch_buffers_but_not_a_large_events() {
+        let mut d = BoundaryStream::new("openai", None).unwrap();
+        let frame = |text: &str| {
+            format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+        };
+        let mut calls = Vec::new();
+        let small = rebuild_with(&d.feed(frame("Hi").as_bytes()), &mut calls);
+        assert_eq!(small["events"][0]["text"], "Hi");
+        let kept = d.scratch.strs.capacity();
+        assert!(kept > 0, "the strings' buffer is kept");
+        let again = rebuild_with(&d.feed(frame("there").as_bytes()), &mut calls);
+        assert_eq!(again["events"][0]["text"], "there");
+        assert_eq!(d.scratch.strs.capacity(), kept, "and not grown again");
+        let large = "x".repeat(Scratch::KEEP * 2);
+        let out = rebuild_with(&d.feed(frame(&large).as_bytes()), &mut calls);
+        assert_eq!(out["events"][0]["text"], large.as_str());
+        assert!(d.scratch.strs.capacity() <= Scratch::KEEP);
+        assert!(d.scratch.out.is_empty() && d.scratch.lens.is_empty());
     }
 
     /// An error after an event says so, whatever its kind: the JS half
