@@ -199,6 +199,13 @@ impl<'a> Reader<'a> {
         hit
     }
 
+    /// Consumes `text` if the input goes on with exactly it, whitespace
+    /// included: for a fast path that reads a frame as its provider writes
+    /// it, member for member, before it reads it in any order.
+    pub(crate) fn literal(&mut self, text: &str) -> bool {
+        self.word(text)
+    }
+
     /// Consumes `null` if it is next.
     pub(crate) fn null(&mut self) -> bool {
         self.ws();

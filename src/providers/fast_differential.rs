@@ -236,6 +236,44 @@ fn anthropic_frame() -> impl Strategy<Value = String> {
         })
 }
 
+/// A delta frame as the API writes it, member for member (the fast
+/// path's reading by position), with what could be wrong at each place:
+/// the index, a delta type and value key that do not go together, a
+/// value of another type, whitespace, more members after the delta.
+fn anthropic_frame_as_sent() -> impl Strategy<Value = String> {
+    (
+        prop_oneof![
+            4 => Just("1"),
+            1 => Just("0"),
+            1 => Just("01"),
+            1 => Just(" 1"),
+            1 => Just("1.0"),
+            1 => Just("-1"),
+        ],
+        prop_oneof![
+            Just(r#""text_delta","text":"#),
+            Just(r#""input_json_delta","partial_json":"#),
+            Just(r#""thinking_delta","thinking":"#),
+            Just(r#""text_delta","partial_json":"#),
+            Just(r#""signature_delta","signature":"#),
+        ],
+        text(),
+        prop_oneof![
+            6 => Just("}}"),
+            1 => Just("} }"),
+            1 => Just("}}\t"),
+            1 => Just(r#","text":"again"}}"#),
+            1 => Just(r#"},"index":2}"#),
+            1 => Just(r#"},"extra":[1]}"#),
+            1 => Just("}"),
+            1 => Just("}}}"),
+        ],
+    )
+        .prop_map(|(index, kind, value, tail)| {
+            format!(r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":{kind}{value}{tail}"#)
+        })
+}
+
 /// Gemini's usage as servers write it: repeated in every frame with counts
 /// that change (Google's printer: `"key": value`), or in another order,
 /// spacing or spelling, or not an object.
@@ -416,7 +454,9 @@ proptest! {
     }
 
     #[test]
-    fn anthropic_deltas_decode_alike(frames in prop::collection::vec(anthropic_frame(), 1..6)) {
+    fn anthropic_deltas_decode_alike(
+        frames in prop::collection::vec(prop_oneof![anthropic_frame(), anthropic_frame_as_sent()], 1..6),
+    ) {
         let mut body = String::from(concat!(
             "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"c\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",
             "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",

@@ -15,7 +15,7 @@ impl StreamState {
         if !data.starts_with(r#"{"type":"content_block_delta""#) {
             return false;
         }
-        if let Some((index, kind, value)) = fast_delta(data) {
+        if let Some((index, kind, value)) = literal_delta(data).or_else(|| fast_delta(data)) {
             if self.accepts(index, kind) {
                 self.simple_delta(index, value.into_owned(), out);
                 return true;
@@ -23,6 +23,36 @@ impl StreamState {
         }
         false
     }
+}
+
+/// The frame as the API writes it, read by position: the members in its
+/// order, no whitespace, `index` then a `delta` of `type` and its value
+/// (`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta",
+/// "text":"Hi"}}`, as every recording has it). `None` for anything else,
+/// which [`fast_delta`] then reads in any order. It gives what
+/// [`fast_delta`] gives on the frames it takes: the same members, each
+/// once, read by the same [`Reader`] calls.
+fn literal_delta(data: &str) -> Option<(u64, &'static str, Cow<'_, str>)> {
+    let mut r = Reader::new(data);
+    if !r.literal(r#"{"type":"content_block_delta","index":"#) {
+        return None;
+    }
+    let index = r.u64()?;
+    if !r.literal(r#","delta":{"type":""#) {
+        return None;
+    }
+    let kind = if r.literal(r#"text_delta","text":"#) {
+        "text_delta"
+    } else if r.literal(r#"input_json_delta","partial_json":"#) {
+        "input_json_delta"
+    } else if r.literal(r#"thinking_delta","thinking":"#) {
+        "thinking_delta"
+    } else {
+        return None;
+    };
+    // (A quote next, not `null`: a null value takes the other reading.)
+    let value = r.string()?;
+    (r.literal("}}") && r.at_end()).then_some((index, kind, value))
 }
 
 /// The most common frame, `content_block_delta` with text, thinking or
