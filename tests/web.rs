@@ -227,6 +227,50 @@ async fn the_idle_timeout_ends_a_silent_body() {
     assert!(e.partial().is_some(), "keeps what was assembled");
 }
 
+/// A read given up (the stream dropped while a chunk is awaited) settles
+/// later, when the cancelled reader resolves it: the callbacks it was
+/// handed must still be there then, or the runtime sees an unhandled
+/// rejection. Then a timeout while a chunk is awaited, the same way.
+#[wasm_bindgen_test]
+async fn a_read_given_up_settles_without_an_unhandled_rejection() {
+    let rejections = count_unhandled_rejections();
+    let first = b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n";
+    let fetch = function(move |_| response_of(&stream_of(&[&first[..]], false), 200).into());
+    let client = client(Provider::OpenAi, &[])
+        .with_retry(quick_retries(0))
+        .with_fetch(fetch);
+    let mut stream = client.stream(&ask("Hello"));
+    assert!(matches!(
+        stream.next().await,
+        Some(Ok(StreamEvent::Text { .. }))
+    ));
+    // The next read is out: poll it once, then drop the stream.
+    let pending = futures_poll_once(&mut stream);
+    assert!(pending, "the second read waits for a chunk");
+    drop(stream);
+    sleep(50).await;
+    let client = timed(client, None, None, Some(50));
+    let (events, outcome) = collect(client.stream(&ask("Hello"))).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = outcome.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Timeout {
+                which: Timeout::Idle,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    sleep(50).await;
+    assert_eq!(
+        js_sys::Reflect::get(&rejections, &"count".into()).unwrap(),
+        JsValue::from(0),
+        "unhandled rejections"
+    );
+}
+
 #[wasm_bindgen_test]
 async fn the_total_timeout_ends_the_request_with_what_came() {
     let client = client(Provider::Anthropic, &[("chunk", "8"), ("delay", "25")]);

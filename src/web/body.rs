@@ -8,12 +8,12 @@
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use super::abort::{Cut, Gate};
 use super::fetch::Answer;
 use super::js;
+use super::settle::Settler;
 
 /// Why a body could not be read further.
 pub(crate) enum ReadError {
@@ -40,6 +40,8 @@ enum Source {
 pub(crate) struct Body {
     source: Source,
     buf: Vec<u8>,
+    /// Awaits each `read()` with callbacks made once for the body.
+    settler: Settler,
 }
 
 impl Body {
@@ -50,10 +52,12 @@ impl Body {
             None if js::method(&answer.response, "text").is_some() => Ok(Body {
                 source: Source::Text(answer.response.clone()),
                 buf: Vec::new(),
+                settler: Settler::default(),
             }),
             None => Ok(Body {
                 source: Source::Ended,
                 buf: Vec::new(),
+                settler: Settler::default(),
             }),
         }
     }
@@ -79,6 +83,7 @@ impl Body {
         Ok(Body {
             source,
             buf: Vec::new(),
+            settler: Settler::default(),
         })
     }
 
@@ -106,7 +111,7 @@ impl Body {
             Source::Ended => return Ok(None),
         };
         let settled = gate
-            .guard(JsFuture::from(pending))
+            .guard(self.settler.wait(&pending))
             .await
             .map_err(ReadError::Cut)?;
         let result = settled.map_err(|e| ReadError::Failed(js::message(&e)))?;

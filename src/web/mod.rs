@@ -51,6 +51,7 @@ mod events;
 mod fetch;
 mod js;
 mod run;
+mod settle;
 mod timer;
 
 pub use client::{decode_stream, Client, Timeouts};

@@ -241,3 +241,33 @@ pub fn stringify(value: &JsValue) -> String {
 pub fn as_js_reads(text: &str) -> String {
     stringify(&js_sys::JSON::parse(text).unwrap())
 }
+
+/// Counts the runtime's unhandled promise rejections from now on (Node's
+/// `unhandledRejection`, a page's `unhandledrejection`): an object whose
+/// `count` goes up with each.
+pub fn count_unhandled_rejections() -> Object {
+    let register = Function::new_no_args(
+        "const seen = { count: 0 };
+         const on = (e) => { seen.count++; if (e && e.preventDefault) e.preventDefault(); };
+         if (typeof process === 'object' && process && typeof process.on === 'function')
+             process.on('unhandledRejection', on);
+         else globalThis.addEventListener('unhandledrejection', on);
+         return seen;",
+    );
+    register
+        .call0(&JsValue::UNDEFINED)
+        .unwrap()
+        .unchecked_into()
+}
+
+/// Polls `stream` once with a waker that does nothing: true if it is
+/// waiting (its next read is out). (The feature `web` needs Rust 1.82
+/// already; its tests use `Waker::noop`, 1.85.)
+#[clippy::msrv = "1.85"]
+pub fn futures_poll_once(stream: &mut EventStream) -> bool {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let mut cx = Context::from_waker(Waker::noop());
+    let next = std::pin::pin!(stream.next());
+    matches!(next.poll(&mut cx), Poll::Pending)
+}
