@@ -8,11 +8,9 @@
 //   node bench/ab.mjs <pkg-A> <pkg-B> [rounds=5] [case ...]
 // A case is wire/kind/delivery; the default three are the re-layout's A/B:
 // openai/tools/chunks, anthropic/tools/chunks, gemini/big/chunks.
-import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { childRun, median } from "./spawn.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const [a, b, roundsArg, ...caseArgs] = process.argv.slice(2);
 if (!a || !b) {
   console.error("usage: node bench/ab.mjs <pkg-A> <pkg-B> [rounds] [wire/kind/delivery ...]");
@@ -26,25 +24,10 @@ const pkgs = { A: path.resolve(a), B: path.resolve(b) };
 const RUNS = 15;
 const WARMUP = 10;
 
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 /** One child process: the `skyl` row on one case with one package; its median and min CPU ms. */
 function measure(pkg, c) {
   const [wire, kind, delivery] = c.split("/");
-  const p = spawnSync(
-    process.execPath,
-    [path.join(here, "child.mjs"), "skyl", wire, kind, delivery, String(RUNS), String(WARMUP)],
-    { encoding: "utf8", cwd: here, env: { ...process.env, SKYL_PKG: pkg } },
-  );
-  const line = p.stdout
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .at(-1);
-  const r = line ? JSON.parse(line) : { error: p.stderr };
+  const r = childRun("skyl", wire, kind, delivery, RUNS, WARMUP, { SKYL_PKG: pkg });
   if (r.error) throw new Error(`${c} with ${pkg}: ${r.error}`);
   return { med: median(r.cpu), min: Math.min(...r.cpu) };
 }

@@ -5,6 +5,8 @@
 // a fake whose Response streams the input's chunks.
 //   SKYL_PKG=<dir>  load skyl from that built package (a directory holding
 //                   node.js, e.g. an older build for an A/B); ../pkg if unset
+import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fakeFetch } from "./inputs.mjs";
@@ -48,6 +50,14 @@ export const LIBRARIES = {
   // result crossing into JS as one string (takeOutput), which is not read:
   // skyl without the JS that builds and hands out its events. Not checked.
   "skyl wasm only": { wires: ALL, load: () => loadFloor(true), floor: true },
+  // skyl::web, the Rust driver a Rust app on wasm32 uses (bench/web-driver,
+  // built by scripts/bench): fetch, the body's reader, timers and the
+  // events all driven from Rust, text and calls collected in Rust. The
+  // client (request encoded and sent through the custom fetch), and
+  // decode_stream on a Response it is handed, beside skyl and skyl
+  // decodeStream, the npm package's JS driver on the same bytes.
+  "skyl web": { wires: ALL, load: () => loadWeb(false), optional: true },
+  "skyl web decode_stream": { wires: ALL, load: () => loadWeb(true), optional: true },
 };
 if (SKYL_BEFORE) LIBRARIES["skyl before"] = { wires: ALL, load: () => loadSkyl(SKYL_BEFORE) };
 
@@ -86,6 +96,22 @@ async function loadSkylDecode() {
       else if (ev.type === "tool_call") calls.push({ name: ev.call.name, args: ev.call.arguments });
     }
     return { text, calls };
+  };
+}
+
+/** bench/web-driver's build for Node (scripts/bench builds it). */
+export const WEB_DRIVER = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "web-driver/pkg/skyl_bench_web.js",
+);
+/** Whether the Rust driver's rows can run (its build exists). */
+export const hasWebDriver = () => fs.existsSync(WEB_DRIVER);
+
+async function loadWeb(decodeOnly) {
+  const web = createRequire(import.meta.url)(WEB_DRIVER);
+  return async (wire, input) => {
+    const fetch = fakeFetch(input.chunks);
+    return decodeOnly ? web.decode(wire, await fetch()) : web.stream(wire, MODEL[wire], fetch);
   };
 }
 

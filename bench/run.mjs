@@ -20,7 +20,8 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chunksFile, makeInput, WIRES, KINDS, DELIVERIES } from "./inputs.mjs";
-import { LIBRARIES, SKYL_PKG } from "./libs.mjs";
+import { hasWebDriver, LIBRARIES, SKYL_PKG, WEB_DRIVER } from "./libs.mjs";
+import { childRun, median } from "./spawn.mjs";
 import { targets } from "./targets.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,10 +39,6 @@ const kinds = only("kinds", quick ? ["tools-real"] : KINDS);
 const deliveries = only("deliveries", quick ? ["event"] : DELIVERIES);
 const loadBefore = os.loadavg();
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const min = (xs) => Math.min(...xs);
 const f1 = (x) =>
   Number.isNaN(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
@@ -98,6 +95,11 @@ function nativeNote() {
   return ` Its rows here come from a \`bench_native\` built beforehand (\`SKYL_NATIVE\`: ${path.basename(prebuilt)}), not by this run${missing}.`;
 }
 
+// The Rust driver's rows need bench/web-driver built (scripts/bench does).
+const webDriver = hasWebDriver();
+if (!webDriver)
+  console.error(`${WEB_DRIVER} is not built (scripts/bench builds it): no "skyl web" rows`);
+
 const rows = [];
 let failed = false;
 for (const wire of wires) {
@@ -105,23 +107,8 @@ for (const wire of wires) {
     for (const delivery of deliveries) {
       const cell = [];
       for (const [lib, spec] of Object.entries(LIBRARIES)) {
-        if (!spec.wires.includes(wire)) continue;
-        const p = spawnSync(
-          process.execPath,
-          [path.join(here, "child.mjs"), lib, wire, kind, delivery, String(RUNS), String(WARMUP)],
-          { encoding: "utf8", cwd: here, maxBuffer: 1 << 24 },
-        );
-        const line = p.stdout
-          .trim()
-          .split("\n")
-          .filter((l) => l.startsWith("{"))
-          .at(-1);
-        if (!line) {
-          console.error(`${lib} ${wire}/${kind}/${delivery} failed:\n${p.stderr}`);
-          failed = true;
-          continue;
-        }
-        const r = JSON.parse(line);
+        if (!spec.wires.includes(wire) || (spec.optional && !webDriver)) continue;
+        const r = childRun(lib, wire, kind, delivery, RUNS, WARMUP);
         if (r.error) {
           console.error(r.error);
           failed = true;

@@ -1,10 +1,12 @@
 // The targets of issue 16, per case, from one run's rows (bench/run.mjs):
 // skyl's median CPU at most 0.5× the fastest official SDK's, at most 0.15×
 // the AI SDK's, at most 1× the minimal JS parser's, and above the drain
-// floor at most 2× the native core's on the same bytes.
+// floor at most 2× the native core's on the same bytes; and, issue 17,
+// skyl::web (the Rust driver) at most 2× the CPU of the npm package's JS
+// driver on the same inputs.
 
 const OFFICIAL = ["openai", "@anthropic-ai/sdk", "@google/genai"];
-const LIMITS = { sdk: 0.5, ai: 0.15, minimal: 1, native: 2 };
+const LIMITS = { sdk: 0.5, ai: 0.15, minimal: 1, native: 2, web: 2 };
 
 const f2 = (x) => (x === null || Number.isNaN(x) ? "-" : x.toFixed(2));
 const ms = (x) =>
@@ -53,7 +55,27 @@ export function ratios(cell, before = false) {
 
 /** The markdown table of every case's ratios, misses marked ✗. */
 export function targets(rows, wires, kinds, deliveries) {
-  return table(rows, wires, kinds, deliveries, false) + table(rows, wires, kinds, deliveries, true);
+  return (
+    table(rows, wires, kinds, deliveries, false) +
+    table(rows, wires, kinds, deliveries, true) +
+    drivers(rows, wires, kinds, deliveries)
+  );
+}
+
+/** The two drivers side by side: skyl::web (Rust) against the npm package's JS. */
+function drivers(rows, wires, kinds, deliveries) {
+  if (!rows.some((r) => r.lib === "skyl web")) return "";
+  let md = `\n### The Rust driver\n\nPer case, the median CPU of *skyl web* (\`skyl::web::Client\` from a Rust function compiled to wasm32, bench/web-driver: fetch, the body's reader and the events driven from Rust, text and calls collected in Rust) over *skyl*'s (the npm package's \`Client\`, driven by its JS half), target ≤ ${LIMITS.web} on the tools and big cases (issue 17); and the same without the request: *skyl web decode_stream* over *skyl decodeStream*.\n\n| case | skyl web ms | skyl ms | web ÷ skyl | web decode_stream ms | decodeStream ms | ÷ |\n|---|---|---|---|---|---|---|\n`;
+  for (const [name, cell] of cells(rows, wires, kinds, deliveries)) {
+    const cpu = (lib) => cell.find((r) => r.lib === lib)?.cpuMed ?? null;
+    const web = cpu("skyl web");
+    if (web === null) continue;
+    const per = (x, y) => (x === null || y === null ? null : x / y);
+    const kind = name.split("/")[1];
+    const limit = /^(tools|big)/.test(kind) ? LIMITS.web : Number.POSITIVE_INFINITY;
+    md += `| ${name} | ${ms(web)} | ${ms(cpu("skyl"))} | ${mark(per(web, cpu("skyl")), limit)} | ${ms(cpu("skyl web decode_stream"))} | ${ms(cpu("skyl decodeStream"))} | ${mark(per(cpu("skyl web decode_stream"), cpu("skyl decodeStream")), limit)} |\n`;
+  }
+  return md;
 }
 
 function table(rows, wires, kinds, deliveries, before) {

@@ -1,0 +1,33 @@
+// One library on one case in its own Node process (child.mjs), for the
+// scripts that compare runs: run.mjs, ab.mjs, driver.mjs.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * child.mjs's JSON line for `lib` on wire/kind/delivery (`{ cpu, wall,
+ * ... }`), or `{ error }` with what went wrong; `env` is added to this
+ * process's environment (e.g. SKYL_PKG).
+ */
+export function childRun(lib, wire, kind, delivery, runs, warmup, env = {}) {
+  const p = spawnSync(
+    process.execPath,
+    [path.join(here, "child.mjs"), lib, wire, kind, delivery, String(runs), String(warmup)],
+    { encoding: "utf8", cwd: here, maxBuffer: 1 << 24, env: { ...process.env, ...env } },
+  );
+  const line = p.stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .at(-1);
+  if (!line) return { error: `${lib} ${wire}/${kind}/${delivery} failed:\n${p.stderr}` };
+  return JSON.parse(line);
+}
+
+/** The median of numbers. */
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
