@@ -28,6 +28,11 @@ ensure_rust_wasm() {
 }
 
 ensure_npm() {
+    # A node_modules that is a link (a worktree borrowing another checkout's
+    # packages) is left alone: npm ci would empty the folder it points to.
+    if [ -L node_modules ]; then
+        return
+    fi
     if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
         npm ci --no-audit --no-fund --loglevel=error
     fi
