@@ -82,7 +82,7 @@ function table(rows, wires, kinds, deliveries, before) {
   if (before && !rows.some((r) => r.lib === "skyl before")) return "";
   if (before) {
     let md =
-      "\n### Before\n\nThe same ratios for *skyl before* (`SKYL_BEFORE`: the package built without this issue's decoding changes), measured in this run, next to its own native core (*native before*), and the ratio of this build's skyl CPU to it.\n\n| case | skyl before ms | ÷ fastest SDK | ÷ ai-sdk | ÷ minimal-js | (before − floor) ÷ native before | skyl ÷ skyl before |\n|---|---|---|---|---|---|---|\n";
+      "\n### Before\n\nThe same ratios for *skyl before* (`SKYL_BEFORE`: an earlier build, named in bench/README.md), measured in this run, next to its own native core (*native before*), and the ratio of this build's skyl CPU to it.\n\n| case | skyl before ms | ÷ fastest SDK | ÷ ai-sdk | ÷ minimal-js | (before − floor) ÷ native before | skyl ÷ skyl before |\n|---|---|---|---|---|---|---|\n";
     for (const [name, cell] of cells(rows, wires, kinds, deliveries)) {
       const r = ratios(cell, true);
       const now = ratios(cell);
