@@ -49,16 +49,10 @@ impl Body {
     pub(crate) fn of(answer: &Answer) -> Result<Body, String> {
         match &answer.body {
             Some(stream) => Body::stream(stream),
-            None if js::method(&answer.response, "text").is_some() => Ok(Body {
-                source: Source::Text(answer.response.clone()),
-                buf: Vec::new(),
-                settler: Settler::default(),
-            }),
-            None => Ok(Body {
-                source: Source::Ended,
-                buf: Vec::new(),
-                settler: Settler::default(),
-            }),
+            None if js::method(&answer.response, "text").is_some() => {
+                Ok(Body::new(Source::Text(answer.response.clone())))
+            }
+            None => Ok(Body::new(Source::Ended)),
         }
     }
 
@@ -80,11 +74,15 @@ impl Body {
                 Source::Duck { reader, read }
             }
         };
-        Ok(Body {
+        Ok(Body::new(source))
+    }
+
+    fn new(source: Source) -> Body {
+        Body {
             source,
             buf: Vec::new(),
             settler: Settler::default(),
-        })
+        }
     }
 
     /// The reader to cancel when the attempt ends, if the body has one.

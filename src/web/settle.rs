@@ -103,16 +103,7 @@ pub(crate) struct Settler {
 impl Settler {
     /// The outcome of `promise`: its value, or the reason it was rejected.
     pub(crate) fn wait(&mut self, promise: &Promise) -> Settle {
-        if self
-            .callbacks
-            .as_ref()
-            .is_some_and(|c| c.slot.pending.get())
-        {
-            // The last wait was given up: its promise keeps those callbacks.
-            if let Some(old) = self.callbacks.take() {
-                old.abandon();
-            }
-        }
+        self.give_up();
         let callbacks = self.callbacks.get_or_insert_with(Callbacks::new);
         let slot = callbacks.slot.clone();
         if let Ok(mut outcome) = slot.outcome.try_borrow_mut() {
@@ -126,13 +117,19 @@ impl Settler {
     }
 }
 
+impl Settler {
+    /// If the last wait was given up before its promise settled, leaves
+    /// that promise its callbacks (the next wait makes a new pair).
+    fn give_up(&mut self) {
+        if let Some(old) = self.callbacks.take_if(|c| c.slot.pending.get()) {
+            old.abandon();
+        }
+    }
+}
+
 impl Drop for Settler {
     fn drop(&mut self) {
-        if let Some(callbacks) = self.callbacks.take() {
-            if callbacks.slot.pending.get() {
-                callbacks.abandon();
-            }
-        }
+        self.give_up();
     }
 }
 
