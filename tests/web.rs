@@ -214,23 +214,16 @@ async fn the_idle_timeout_ends_a_silent_body() {
     let client = client(Provider::Anthropic, &[("hang", "1")]).with_retry(quick_retries(0));
     let client = timed(client, None, None, Some(100));
     let e = client.stream(&ask("Hello")).response().await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Timeout {
-                which: Timeout::Idle,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(is_timeout(&e, Timeout::Idle), "{e:?}");
     assert!(e.partial().is_some(), "keeps what was assembled");
 }
 
 /// A read given up (the stream dropped while a chunk is awaited) settles
 /// later, when the cancelled reader resolves it: the callbacks it was
 /// handed must still be there then, or the runtime sees an unhandled
-/// rejection. Then a timeout while a chunk is awaited, the same way.
+/// rejection. Then an idle timeout while a chunk is awaited, which must
+/// not leave one either (there the cancelled read usually settles before
+/// the wait ends, so nothing is given up).
 #[wasm_bindgen_test]
 async fn a_read_given_up_settles_without_an_unhandled_rejection() {
     let rejections = count_unhandled_rejections();
@@ -253,16 +246,7 @@ async fn a_read_given_up_settles_without_an_unhandled_rejection() {
     let (events, outcome) = collect(client.stream(&ask("Hello"))).await;
     assert_eq!(events.len(), 1, "{events:?}");
     let e = outcome.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Timeout {
-                which: Timeout::Idle,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(is_timeout(&e, Timeout::Idle), "{e:?}");
     sleep(50).await;
     assert_eq!(
         js_sys::Reflect::get(&rejections, &"count".into()).unwrap(),
@@ -277,16 +261,7 @@ async fn the_total_timeout_ends_the_request_with_what_came() {
     let client = timed(client, Some(300), None, None);
     let (events, outcome) = collect(client.stream(&ask("Tell me a story"))).await;
     let e = outcome.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Timeout {
-                which: Timeout::Total,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(is_timeout(&e, Timeout::Total), "{e:?}");
     assert!(!e.retryable());
     assert_eq!(!events.is_empty(), e.events_emitted());
 }

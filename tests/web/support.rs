@@ -6,7 +6,9 @@ use std::time::Duration;
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use skyl::web::{Client, EventStream, Timeouts};
-use skyl::{ClientConfig, Error, Message, Provider, Request, Response, RetryPolicy, StreamEvent};
+use skyl::{
+    ClientConfig, Error, Message, Provider, Request, Response, RetryPolicy, StreamEvent, Timeout,
+};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -270,4 +272,9 @@ pub fn futures_poll_once(stream: &mut EventStream) -> bool {
     let mut cx = Context::from_waker(Waker::noop());
     let next = std::pin::pin!(stream.next());
     matches!(next.poll(&mut cx), Poll::Pending)
+}
+
+/// Whether `e` is the timeout `which`.
+pub fn is_timeout(e: &Error, which: Timeout) -> bool {
+    matches!(e, Error::Timeout { which: w, .. } if *w == which)
 }
