@@ -22,7 +22,11 @@ fn provider(name: &str) -> Result<Provider, JsError> {
 /// Streams one turn from `wire` through `web::Client`, sending with
 /// `fetch`; resolves to `{ text, calls: [{ name, args }] }`.
 #[wasm_bindgen]
-pub async fn stream(wire: String, model: String, fetch: js_sys::Function) -> Result<JsValue, JsError> {
+pub async fn stream(
+    wire: String,
+    model: String,
+    fetch: js_sys::Function,
+) -> Result<JsValue, JsError> {
     let mut config = ClientConfig::new(provider(&wire)?);
     config.api_key = Some("bench".into());
     config.model = Some(model);
@@ -65,19 +69,10 @@ async fn collect(mut events: EventStream) -> Result<JsValue, JsError> {
             _ => {}
         }
     }
-    let out = js_sys::Object::new();
-    let list = js_sys::Array::new();
-    for call in calls {
-        let c = js_sys::Object::new();
-        js_sys::Reflect::set(&c, &"name".into(), &call.name.into()).map_err(js_error)?;
-        js_sys::Reflect::set(&c, &"args".into(), &call.arguments.into()).map_err(js_error)?;
-        list.push(&c);
-    }
-    js_sys::Reflect::set(&out, &"text".into(), &text.into()).map_err(js_error)?;
-    js_sys::Reflect::set(&out, &"calls".into(), &list).map_err(js_error)?;
-    Ok(out.into())
-}
-
-fn js_error(e: JsValue) -> JsError {
-    JsError::new(&format!("{e:?}"))
+    let calls: Vec<_> = calls
+        .iter()
+        .map(|c| serde_json::json!({ "name": c.name, "args": c.arguments }))
+        .collect();
+    let result = serde_json::json!({ "text": text, "calls": calls });
+    js_sys::JSON::parse(&result.to_string()).map_err(|e| JsError::new(&format!("{e:?}")))
 }
