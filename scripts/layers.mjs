@@ -16,7 +16,7 @@ const src = join(root, "src");
 const LAYERS = [
   ["json"],
   ["model"],
-  ["error", "http", "retry", "policy", "sse", "accumulate"],
+  ["error", "http", "retry", "policy", "sse", "framing", "accumulate"],
   ["providers"],
   ["stream"],
   // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).

@@ -97,6 +97,7 @@ struct ReadmeDoctests;
 
 mod accumulate;
 mod error;
+mod framing;
 mod http;
 mod json;
 mod model;

@@ -2,10 +2,11 @@
 
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::Error;
+use crate::framing::{Frame, Framer};
 use crate::json;
 use crate::model::{Raw, Response, StreamEvent};
 use crate::providers::{FrameDecoder, FrameFailure, Provider};
-use crate::sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
+use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
 /// A frame kept for later events: shared already, or its text.
 #[derive(Debug)]
@@ -48,10 +49,11 @@ impl LastFrame {
 /// decoder keeps returning that error.
 #[derive(Debug)]
 pub struct StreamDecoder {
-    sse: SseParser,
+    /// Cuts the body into frames, as the adapter's framing says.
+    framer: Framer,
     frames: FrameDecoder,
     acc: Accumulator,
-    events: Vec<SseEvent>,
+    events: Vec<Frame>,
     deltas: Vec<Delta>,
     /// The last frame that had deltas (the frame of the final events).
     last_frame: LastFrame,
@@ -74,9 +76,10 @@ impl StreamDecoder {
 
     /// A decoder whose SSE events may hold at most `limit` bytes each.
     pub fn with_max_event_bytes(provider: Provider, limit: usize) -> Self {
+        let frames = FrameDecoder::new(provider);
         StreamDecoder {
-            sse: SseParser::with_max_event_bytes(limit),
-            frames: FrameDecoder::new(provider),
+            framer: Framer::new(frames.framing(), limit),
+            frames,
             acc: Accumulator::new(),
             events: Vec::new(),
             deltas: Vec::new(),
@@ -124,10 +127,10 @@ impl StreamDecoder {
             });
         }
         let mut events = std::mem::take(&mut self.events);
-        let fed = self.sse.feed(chunk, &mut events);
+        let fed = self.framer.feed(chunk, &mut events);
         if let Some(body) = &mut self.unframed {
             if !events.is_empty()
-                || body.len() + chunk.len() > self.sse.max_event_bytes()
+                || body.len() + chunk.len() > self.framer.max_frame_bytes()
                 || !may_be_json(body, chunk)
             {
                 self.unframed = None;
@@ -152,10 +155,10 @@ impl StreamDecoder {
         }
         let mut events = Vec::new();
         let result = self
-            .sse
+            .framer
             .finish(&mut events)
             .and_then(
-                |_| match self.unframed.take().filter(|_| events.is_empty()) {
+                |()| match self.unframed.take().filter(|_| events.is_empty()) {
                     Some(body) => self.unframed_body(&body, &mut events, out),
                     None => Ok(()),
                 },
@@ -176,7 +179,7 @@ impl StreamDecoder {
     fn unframed_body(
         &mut self,
         body: &[u8],
-        events: &mut Vec<SseEvent>,
+        events: &mut Vec<Frame>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), Error> {
         let data = String::from_utf8_lossy(body).trim().to_string();
@@ -187,7 +190,7 @@ impl StreamDecoder {
             .ok()
             .and_then(|value| self.frames.whole_body(&value));
         let Some(decoded) = whole else {
-            events.push(SseEvent { event: None, data });
+            events.push(Frame { event: None, data });
             return Ok(());
         };
         let raw = Raw::from(data.as_str());
@@ -222,7 +225,7 @@ impl StreamDecoder {
 
     fn process(
         &mut self,
-        events: &mut Vec<SseEvent>,
+        events: &mut Vec<Frame>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), Error> {
         for ev in events.drain(..) {
@@ -230,7 +233,7 @@ impl StreamDecoder {
             let result = self.frames.frame(&ev, &self.acc, &mut deltas);
             if deltas.is_empty() && result.is_ok() {
                 self.deltas = deltas;
-                self.sse.recycle(Some(ev.data), ev.event);
+                self.framer.recycle(Some(ev.data), ev.event);
                 continue;
             }
             // Most frames (argument fragments) never reach an event: their
@@ -250,7 +253,7 @@ impl StreamDecoder {
                 };
                 (self.no_frame.clone(), spare)
             };
-            self.sse.recycle(spare, ev.event);
+            self.framer.recycle(spare, ev.event);
             let applied = self.apply(&mut deltas, result, &raw, out);
             self.deltas = deltas;
             applied?;

@@ -1,13 +1,19 @@
-//! The four adapters, one folder each with the same file names:
+//! The provider table and the dispatch. Each adapter is one folder with
+//! the same file names:
 //!
-//! - `mod.rs`: the API reference, defaults and finish-reason mapping;
+//! - `mod.rs`: the API reference, defaults, finish-reason mapping, and its
+//!   entry of the table ([`Adapter`]);
 //! - `request.rs`: [`Request`] to an HTTP body;
 //! - `response.rs`: a non-streaming body to deltas;
-//! - `stream.rs`: stream frames to deltas (the frame decoder);
-//! - `error.rs`: an HTTP error body to an [`ApiError`].
+//! - `stream.rs`: stream frames to deltas (its [`FrameStream`]);
+//! - `error.rs`: an HTTP error body to an [`ApiError`](crate::ApiError).
 //!
 //! `openaicompat` is the OpenAI adapter with a dialect switch for the quirks
 //! of OpenAI-compatible servers, not a copy.
+//!
+//! Adding an adapter is adding its folder, its `mod` line below and one
+//! entry of the [`providers!`] table: the dispatch, [`Provider::ALL`], the
+//! generated `policy.js` and everything that iterates them follow.
 
 use std::fmt;
 
@@ -15,11 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiErrorKind, Error};
+use crate::framing::{Frame, Framing};
 use crate::http::HttpRequest;
 use crate::json::read;
 use crate::model::validate::validate_request;
 use crate::model::{Raw, Request, Response};
-use crate::sse::SseEvent;
 use serde_json::Value;
 
 #[cfg(feature = "anthropic")]
@@ -34,80 +40,108 @@ pub(crate) mod responses;
 #[cfg(all(test, not(target_arch = "wasm32")))] // proptest is a native dev-dependency
 mod fast_differential;
 
+mod adapter;
 mod api_error;
 mod config;
 mod encode;
 mod frame;
 
+pub(crate) use adapter::{Adapter, FrameStream};
 pub(crate) use api_error::{api_error_from, fallback_message};
 pub use config::ClientConfig;
 pub use encode::object_schema;
 pub(crate) use encode::*;
 pub(crate) use frame::*;
 
-/// Which wire format to speak.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Provider {
+/// Defines [`Provider`] from the table: one entry per provider, in order,
+/// with its doc, name, Cargo feature, whether it needs a base URL, and its
+/// adapter's [`Adapter`] (compiled only with that feature).
+macro_rules! providers {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $name:literal, feature $feature:literal,
+        base_url $base_url:ident, adapter $adapter:path;
+    )*) => {
+        /// Which wire format to speak.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum Provider {
+            $(
+                $(#[doc = $doc])*
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        impl Provider {
+            /// Every provider, in the table's order.
+            pub const ALL: [Provider; [$(Provider::$variant),*].len()] = [$(Provider::$variant),*];
+
+            /// The provider's name: `openai`, `openaicompat`, `anthropic`,
+            /// `gemini`, `responses`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Provider::$variant => $name,)*
+                }
+            }
+
+            /// The Cargo feature that builds its adapter: `openai` (also for
+            /// `openaicompat` and `responses`), `anthropic`, `gemini`.
+            pub fn feature(self) -> &'static str {
+                match self {
+                    $(Provider::$variant => $feature,)*
+                }
+            }
+
+            /// Whether a [`ClientConfig`] for it needs a `base_url`: only
+            /// `openaicompat` has no default endpoint ([`encode_request`]
+            /// fails without one).
+            pub fn needs_base_url(self) -> bool {
+                match self {
+                    $(Provider::$variant => providers!(@base_url $base_url),)*
+                }
+            }
+
+            /// Its adapter, or `None` in a build without it.
+            pub(crate) fn adapter(self) -> Option<&'static Adapter> {
+                match self {
+                    $(
+                        #[cfg(feature = $feature)]
+                        Provider::$variant => Some(&$adapter),
+                    )*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+        }
+    };
+    (@base_url required) => { true };
+    (@base_url default) => { false };
+}
+
+providers! {
     /// OpenAI Chat Completions.
-    #[serde(rename = "openai")]
-    OpenAi,
+    OpenAi = "openai", feature "openai", base_url default, adapter openai::OPENAI;
     /// Any OpenAI-compatible server (Groq, Together, OpenRouter, Ollama, vLLM,
     /// DeepSeek, Mistral, ...), by base URL.
-    #[serde(rename = "openaicompat")]
-    OpenAiCompat,
+    OpenAiCompat = "openaicompat", feature "openai", base_url required, adapter openai::COMPAT;
     /// Anthropic Messages.
-    #[serde(rename = "anthropic")]
-    Anthropic,
+    Anthropic = "anthropic", feature "anthropic", base_url default, adapter anthropic::ADAPTER;
     /// Google Gemini generateContent.
-    #[serde(rename = "gemini")]
-    Gemini,
+    Gemini = "gemini", feature "gemini", base_url default, adapter gemini::ADAPTER;
     /// The OpenAI Responses API, and any Open Responses server (vLLM,
     /// Ollama, LM Studio, OpenRouter, ...) by base URL.
-    #[serde(rename = "responses")]
-    Responses,
+    Responses = "responses", feature "openai", base_url default, adapter responses::ADAPTER;
 }
 
 impl Provider {
-    /// Every provider.
-    pub const ALL: [Provider; 5] = [
-        Provider::OpenAi,
-        Provider::OpenAiCompat,
-        Provider::Anthropic,
-        Provider::Gemini,
-        Provider::Responses,
-    ];
-
-    /// The adapter name: `openai`, `openaicompat`, `anthropic`, `gemini`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::OpenAi => "openai",
-            Provider::OpenAiCompat => "openaicompat",
-            Provider::Anthropic => "anthropic",
-            Provider::Gemini => "gemini",
-            Provider::Responses => "responses",
-        }
-    }
-
-    /// The provider for an adapter name.
+    /// The provider for its name.
     pub fn from_name(name: &str) -> Option<Provider> {
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// The Cargo feature that builds its adapter: `openai` (also for
-    /// `openaicompat` and `responses`), `anthropic`, `gemini`.
-    pub fn feature(self) -> &'static str {
-        match self {
-            Provider::OpenAi | Provider::OpenAiCompat | Provider::Responses => "openai",
-            Provider::Anthropic => "anthropic",
-            Provider::Gemini => "gemini",
-        }
-    }
-
-    /// Whether a [`ClientConfig`] for it needs a `base_url`: only
-    /// `openaicompat` has no default endpoint ([`encode_request`] fails
-    /// without one).
-    pub fn needs_base_url(self) -> bool {
-        self == Provider::OpenAiCompat
+    /// Its adapter, or the error for a build without it.
+    fn built(self) -> Result<&'static Adapter, Error> {
+        self.adapter().ok_or_else(|| not_built(self))
     }
 }
 
@@ -145,20 +179,7 @@ pub fn encode_request(
         stream,
         config,
     };
-    let (url, mut headers, body) = match provider {
-        #[cfg(feature = "openai")]
-        Provider::OpenAi => openai::request::encode(&input, openai::Dialect::OPENAI)?,
-        #[cfg(feature = "openai")]
-        Provider::OpenAiCompat => openai::request::encode(&input, openai::Dialect::COMPAT)?,
-        #[cfg(feature = "anthropic")]
-        Provider::Anthropic => anthropic::request::encode(&input)?,
-        #[cfg(feature = "gemini")]
-        Provider::Gemini => gemini::request::encode(&input)?,
-        #[cfg(feature = "openai")]
-        Provider::Responses => responses::request::encode(&input)?,
-        #[allow(unreachable_patterns)]
-        other => return Err(not_built(other)),
-    };
+    let (url, mut headers, body) = (provider.built()?.encode)(&input)?;
     let mut body = body
         .finish()
         .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
@@ -188,29 +209,19 @@ pub fn encode_request(
 /// `openai`, `anthropic` and `gemini` Cargo features; all are on by
 /// default).
 pub(crate) fn not_built(provider: Provider) -> Error {
+    let built: Vec<&str> = (Provider::ALL.iter())
+        .filter(|p| p.adapter().is_some())
+        .map(|p| p.name())
+        .collect();
     Error::invalid_request(
         "provider",
         format!(
             "this build of skyl has no {} adapter (Cargo features: {})",
             provider.name(),
-            BUILT.join(", ")
+            built.join(", ")
         ),
     )
 }
-
-/// The adapters this build has, by Cargo feature.
-pub(crate) const BUILT: &[&str] = &[
-    #[cfg(feature = "openai")]
-    "openai",
-    #[cfg(feature = "openai")]
-    "openaicompat",
-    #[cfg(feature = "anthropic")]
-    "anthropic",
-    #[cfg(feature = "gemini")]
-    "gemini",
-    #[cfg(feature = "openai")]
-    "responses",
-];
 
 /// Decodes a non-streaming response body. An error payload inside it (a 200
 /// with `{"error": ...}`) is an [`Error::Api`]; a Gemini prompt block is an
@@ -218,20 +229,7 @@ pub(crate) const BUILT: &[&str] = &[
 pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error> {
     let value = read::parse(body)
         .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
-    let deltas = match provider {
-        #[cfg(feature = "openai")]
-        Provider::OpenAi => openai::response::decode(&value, openai::Dialect::OPENAI),
-        #[cfg(feature = "openai")]
-        Provider::OpenAiCompat => openai::response::decode(&value, openai::Dialect::COMPAT),
-        #[cfg(feature = "anthropic")]
-        Provider::Anthropic => anthropic::response::decode(&value),
-        #[cfg(feature = "gemini")]
-        Provider::Gemini => gemini::response::decode(&value),
-        #[cfg(feature = "openai")]
-        Provider::Responses => responses::response::decode(&value),
-        #[allow(unreachable_patterns)]
-        other => return Err(not_built(other)),
-    };
+    let deltas = (provider.built()?.response)(&value);
     let raw: Raw = Raw::from(body);
     match deltas {
         Ok(deltas) => Accumulator::run(deltas, &raw),
@@ -278,20 +276,10 @@ fn decode_error_clocked(
             .find_map(|line| line.strip_prefix("data:"))
             .and_then(|data| read::parse(data.trim()).ok())
     });
-    let mut err = match (&value, provider) {
-        #[cfg(feature = "openai")]
-        (Some(v), Provider::OpenAi) => openai::error::decode(v),
-        #[cfg(feature = "openai")]
-        (Some(v), Provider::OpenAiCompat) => openai::error::decode(v),
-        #[cfg(feature = "anthropic")]
-        (Some(v), Provider::Anthropic) => anthropic::error::decode(v),
-        #[cfg(feature = "gemini")]
-        (Some(v), Provider::Gemini) => gemini::error::decode(v),
-        #[cfg(feature = "openai")]
-        (Some(v), Provider::Responses) => responses::error::decode(v),
-        _ => None,
-    }
-    .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
+    let mut err = (value.as_ref())
+        .zip(provider.adapter())
+        .and_then(|(v, adapter)| (adapter.error)(v))
+        .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
     // The status decides, unless it says nothing or the body says more
     // precisely: an overloaded model behind a 503 (Gemini's UNAVAILABLE,
@@ -314,96 +302,59 @@ fn decode_error_clocked(
 
 /// One stream's frame decoder: its adapter's stream state behind one type.
 #[derive(Debug)]
-pub(crate) enum FrameDecoder {
-    #[cfg(feature = "openai")]
-    OpenAi(openai::stream::StreamState),
-    #[cfg(feature = "anthropic")]
-    Anthropic(anthropic::stream::StreamState),
-    #[cfg(feature = "gemini")]
-    Gemini(gemini::stream::StreamState),
-    #[cfg(feature = "openai")]
-    Responses(responses::stream::StreamState),
-    /// A provider whose adapter this build leaves out: every frame fails.
-    NotBuilt(Provider),
+pub(crate) struct FrameDecoder {
+    /// The adapter and its stream state, or the provider whose
+    /// adapter this build leaves out: every frame fails.
+    adapter: Result<(&'static Adapter, Box<dyn FrameStream>), Provider>,
 }
 
 impl FrameDecoder {
     pub(crate) fn new(provider: Provider) -> Self {
-        match provider {
-            #[cfg(feature = "openai")]
-            Provider::OpenAi => {
-                FrameDecoder::OpenAi(openai::stream::StreamState::new(openai::Dialect::OPENAI))
-            }
-            #[cfg(feature = "openai")]
-            Provider::OpenAiCompat => {
-                FrameDecoder::OpenAi(openai::stream::StreamState::new(openai::Dialect::COMPAT))
-            }
-            #[cfg(feature = "anthropic")]
-            Provider::Anthropic => {
-                FrameDecoder::Anthropic(anthropic::stream::StreamState::default())
-            }
-            #[cfg(feature = "gemini")]
-            Provider::Gemini => FrameDecoder::Gemini(gemini::stream::StreamState::default()),
-            #[cfg(feature = "openai")]
-            Provider::Responses => {
-                FrameDecoder::Responses(responses::stream::StreamState::default())
-            }
-            #[allow(unreachable_patterns)]
-            other => FrameDecoder::NotBuilt(other),
+        FrameDecoder {
+            adapter: provider
+                .adapter()
+                .map(|a| (a, (a.stream)()))
+                .ok_or(provider),
         }
     }
 
-    /// The deltas of a body without SSE framing that answered a streamed
+    /// How this provider's streamed bodies are framed.
+    pub(crate) fn framing(&self) -> Framing {
+        match &self.adapter {
+            Ok((adapter, _)) => adapter.framing,
+            Err(_) => Framing::Sse,
+        }
+    }
+
+    /// The deltas of a body without framing that answered a streamed
     /// request, when it is one of this provider's whole responses (a
     /// server or proxy that ignored `stream`): what [`decode_response`]
     /// reads from it, then the terminal, so a stream of it finishes as
     /// the body's own response. `None` when it is not one: the body is then
     /// read as one frame (an error payload is that error).
     pub(crate) fn whole_body(&self, body: &Value) -> Option<Result<Vec<Delta>, FrameFailure>> {
-        let deltas = match self {
-            #[cfg(feature = "openai")]
-            FrameDecoder::OpenAi(state) if openai::response::is_whole(body) => {
-                openai::response::decode(body, state.dialect())
-            }
-            #[cfg(feature = "anthropic")]
-            FrameDecoder::Anthropic(_) if anthropic::response::is_whole(body) => {
-                anthropic::response::decode(body)
-            }
-            #[cfg(feature = "gemini")]
-            FrameDecoder::Gemini(_) if gemini::response::is_whole(body) => {
-                gemini::response::decode(body)
-            }
-            #[cfg(feature = "openai")]
-            FrameDecoder::Responses(_) if responses::response::is_whole(body) => {
-                responses::response::decode(body)
-            }
-            _ => return None,
-        };
-        Some(deltas.map(|mut deltas| {
+        let (adapter, _) = self.adapter.as_ref().ok()?;
+        if !(adapter.is_whole)(body) {
+            return None;
+        }
+        Some((adapter.response)(body).map(|mut deltas| {
             deltas.push(Delta::Terminal);
             deltas
         }))
     }
 
-    /// Decodes one SSE event into deltas; `acc` is what has been assembled
+    /// Decodes one frame into deltas; `acc` is what has been assembled
     /// from the earlier ones.
+    #[inline]
     pub(crate) fn frame(
         &mut self,
-        ev: &SseEvent,
+        frame: &Frame,
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
-        let _ = &acc; // (only the OpenAI family's decoders read it)
-        match self {
-            #[cfg(feature = "openai")]
-            FrameDecoder::OpenAi(d) => d.frame(ev, acc, out),
-            #[cfg(feature = "anthropic")]
-            FrameDecoder::Anthropic(d) => d.frame(ev, out),
-            #[cfg(feature = "gemini")]
-            FrameDecoder::Gemini(d) => d.frame(ev, out),
-            #[cfg(feature = "openai")]
-            FrameDecoder::Responses(d) => d.frame(ev, acc, out),
-            FrameDecoder::NotBuilt(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
+        match &mut self.adapter {
+            Ok((_, state)) => state.frame(frame, acc, out),
+            Err(p) => Err(FrameFailure::Malformed(not_built(*p).to_string())),
         }
     }
 }

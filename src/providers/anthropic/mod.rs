@@ -23,6 +23,16 @@ pub(crate) mod stream;
 
 mod fast;
 
+/// The provider table's entry (`providers/mod.rs`).
+pub(crate) const ADAPTER: super::Adapter = super::Adapter {
+    framing: crate::framing::Framing::Sse,
+    encode: request::encode,
+    response: response::decode,
+    is_whole: response::is_whole,
+    error: error::decode,
+    stream: || Box::new(stream::StreamState::default()),
+};
+
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header sent with every request.

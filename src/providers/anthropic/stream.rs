@@ -17,10 +17,10 @@ use super::{
     block_deltas, citations, content_deltas, finish_delta, map_finish_reason, map_usage,
     refusal_explanation, NAME,
 };
-use crate::accumulate::Delta;
+use crate::accumulate::{Accumulator, Delta};
+use crate::framing::Frame;
 use crate::json::take_str;
-use crate::providers::FrameFailure;
-use crate::sse::SseEvent;
+use crate::providers::{FrameFailure, FrameStream};
 
 #[derive(Debug)]
 enum OpenBlock {
@@ -52,10 +52,11 @@ pub(crate) struct StreamState {
     held: Option<usize>,
 }
 
-impl StreamState {
-    pub(crate) fn frame(
+impl FrameStream for StreamState {
+    fn frame(
         &mut self,
-        ev: &SseEvent,
+        ev: &Frame,
+        _acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
         if ev.data.trim().is_empty() {
@@ -124,7 +125,9 @@ impl StreamState {
             _ => Ok(()),
         }
     }
+}
 
+impl StreamState {
     fn message_start(&mut self, mut data: Value, out: &mut Vec<Delta>) -> Result<(), FrameFailure> {
         let Some(Value::Object(mut msg)) = take(&mut data, "message") else {
             return Err(FrameFailure::Malformed(

@@ -25,6 +25,16 @@ pub(crate) mod stream;
 mod fast;
 mod partial_args;
 
+/// The provider table's entry (`providers/mod.rs`).
+pub(crate) const ADAPTER: super::Adapter = super::Adapter {
+    framing: crate::framing::Framing::Sse,
+    encode: request::encode,
+    response: response::decode,
+    is_whole: response::is_whole,
+    error: error::decode,
+    stream: || Box::new(stream::StreamState::default()),
+};
+
 pub(crate) use stream::TurnState;
 
 /// The default base URL.

@@ -5,11 +5,11 @@ use serde_json::{Map, Value};
 
 use super::partial_args::apply_pieces;
 use super::{map_finish_reason, map_usage, NAME};
-use crate::accumulate::Delta;
+use crate::accumulate::{Accumulator, Delta};
+use crate::framing::Frame;
 use crate::model::provider_data::provider_data;
 use crate::model::ProviderData;
-use crate::providers::FrameFailure;
-use crate::sse::SseEvent;
+use crate::providers::{FrameFailure, FrameStream};
 
 /// The stream state of a Gemini stream: what its frame decoder keeps.
 #[derive(Debug, Default)]
@@ -17,10 +17,11 @@ pub(crate) struct StreamState {
     turn: TurnState,
 }
 
-impl StreamState {
-    pub(crate) fn frame(
+impl FrameStream for StreamState {
+    fn frame(
         &mut self,
-        ev: &SseEvent,
+        ev: &Frame,
+        _acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
         if ev.data.trim().is_empty() {

@@ -22,6 +22,28 @@ pub(crate) mod stream;
 
 mod fast;
 
+/// The provider table's entry for OpenAI Chat Completions
+/// (`providers/mod.rs`).
+pub(crate) const OPENAI: super::Adapter = super::Adapter {
+    framing: crate::framing::Framing::Sse,
+    encode: |input| request::encode(input, Dialect::OPENAI),
+    response: |body| response::decode(body, Dialect::OPENAI),
+    is_whole: response::is_whole,
+    error: error::decode,
+    stream: || Box::new(stream::StreamState::new(Dialect::OPENAI)),
+};
+
+/// The provider table's entry for OpenAI-compatible servers: the same
+/// adapter in [`Dialect::COMPAT`].
+pub(crate) const COMPAT: super::Adapter = super::Adapter {
+    framing: crate::framing::Framing::Sse,
+    encode: |input| request::encode(input, Dialect::COMPAT),
+    response: |body| response::decode(body, Dialect::COMPAT),
+    is_whole: response::is_whole,
+    error: error::decode,
+    stream: || Box::new(stream::StreamState::new(Dialect::COMPAT)),
+};
+
 pub(crate) use compat::Dialect;
 
 /// The default base URL.

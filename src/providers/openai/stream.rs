@@ -15,9 +15,9 @@ use super::{
     Dialect,
 };
 use crate::accumulate::{Accumulator, Delta};
+use crate::framing::Frame;
 use crate::model::provider_data::provider_data;
-use crate::providers::FrameFailure;
-use crate::sse::SseEvent;
+use crate::providers::{FrameFailure, FrameStream};
 
 #[derive(Debug)]
 pub(super) struct Tracked {
@@ -38,28 +38,12 @@ pub(crate) struct StreamState {
     reasoning_announced: bool,
 }
 
-impl StreamState {
-    /// A decoder for `dialect`.
-    pub(crate) fn new(dialect: Dialect) -> Self {
-        StreamState {
-            dialect,
-            calls: Vec::new(),
-            next_slot: 0,
-            meta_seen: false,
-            reasoning_announced: false,
-        }
-    }
-
-    /// The dialect this stream is read in.
-    pub(crate) fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-
+impl FrameStream for StreamState {
     /// Decodes one frame. `acc` holds the calls' arguments so far (for the
     /// glued-call rule; the frame's own fragments are still in `out`).
-    pub(crate) fn frame(
+    fn frame(
         &mut self,
-        ev: &SseEvent,
+        ev: &Frame,
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
@@ -104,6 +88,19 @@ impl StreamState {
         }
         self.chunk(chunk, acc, out);
         Ok(())
+    }
+}
+
+impl StreamState {
+    /// A decoder for `dialect`.
+    pub(crate) fn new(dialect: Dialect) -> Self {
+        StreamState {
+            dialect,
+            calls: Vec::new(),
+            next_slot: 0,
+            meta_seen: false,
+            reasoning_announced: false,
+        }
     }
 
     fn chunk(&mut self, mut chunk: Map<String, Value>, acc: &Accumulator, out: &mut Vec<Delta>) {

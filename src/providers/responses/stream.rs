@@ -15,9 +15,9 @@ use super::{
     call_end, call_start, custom_arguments, finish_delta, kept_item, map_usage, meta, part_end,
 };
 use crate::accumulate::{Accumulator, Delta};
+use crate::framing::Frame;
 use crate::json::take_str;
-use crate::providers::FrameFailure;
-use crate::sse::SseEvent;
+use crate::providers::{FrameFailure, FrameStream};
 
 /// What an output item of the current response is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,12 +68,12 @@ pub(crate) struct StreamState {
     ended: bool,
 }
 
-impl StreamState {
+impl FrameStream for StreamState {
     /// Decodes one frame. `acc` holds the calls' arguments so far (a done
     /// item's arguments are checked against what streamed).
-    pub(crate) fn frame(
+    fn frame(
         &mut self,
-        ev: &SseEvent,
+        ev: &Frame,
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure> {
@@ -197,7 +197,9 @@ impl StreamState {
         }
         Ok(())
     }
+}
 
+impl StreamState {
     fn slot(&mut self) -> usize {
         self.next_slot += 1;
         self.next_slot - 1

@@ -1,0 +1,51 @@
+//! What an adapter is, as one entry of the provider table
+//! (`providers/mod.rs`): its framing and the functions every dispatch
+//! calls. Each adapter folder declares its entries (a `const` of
+//! [`Adapter`]); nothing else in the crate names an adapter.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::{EncodeInput, Encoded, FrameFailure};
+use crate::accumulate::{Accumulator, Delta};
+use crate::error::{ApiError, Error};
+use crate::framing::{Frame, Framing};
+
+/// One stream's decoding state in an adapter: frames in, deltas out.
+pub(crate) trait FrameStream: fmt::Debug {
+    /// Decodes one frame into deltas; `acc` is what has been assembled
+    /// from the earlier ones.
+    fn frame(
+        &mut self,
+        frame: &Frame,
+        acc: &Accumulator,
+        out: &mut Vec<Delta>,
+    ) -> Result<(), FrameFailure>;
+}
+
+/// One provider's adapter: how its streams are framed, and the functions
+/// the dispatch calls.
+pub(crate) struct Adapter {
+    /// How a streamed body is cut into frames.
+    pub(crate) framing: Framing,
+    /// [`crate::Request`] to URL, provider headers and body.
+    pub(crate) encode: fn(&EncodeInput<'_>) -> Result<Encoded, Error>,
+    /// A non-streaming body to deltas.
+    pub(crate) response: fn(&Value) -> Result<Vec<Delta>, FrameFailure>,
+    /// Whether a JSON body is one of its whole responses (a server that
+    /// ignored `stream` sent it).
+    pub(crate) is_whole: fn(&Value) -> bool,
+    /// An error body to an [`ApiError`], when it is one.
+    pub(crate) error: fn(&Value) -> Option<ApiError>,
+    /// A new stream's decoding state.
+    pub(crate) stream: fn() -> Box<dyn FrameStream>,
+}
+
+impl fmt::Debug for Adapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Adapter")
+            .field("framing", &self.framing)
+            .finish_non_exhaustive()
+    }
+}
