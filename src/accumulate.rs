@@ -24,11 +24,9 @@ use crate::model::{
 };
 
 mod delta;
-#[cfg(feature = "gemini")]
 mod usage;
 
 pub(crate) use delta::Delta;
-#[cfg(feature = "gemini")]
 pub(crate) use usage::ReadUsage;
 
 #[derive(Debug)]
@@ -55,7 +53,6 @@ pub(crate) struct Accumulator {
     emitted: bool,
     usage_frame: Option<Raw>,
     /// The text `response.usage` comes from, while it comes as text.
-    #[cfg(feature = "gemini")]
     usage_text: usage::UsageText,
 }
 
@@ -80,6 +77,7 @@ impl Accumulator {
     }
 
     /// The argument text so far of the open call in `slot`.
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn open_arguments(&self, slot: usize) -> Option<&str> {
         self.open
             .iter()
@@ -155,16 +153,13 @@ impl Accumulator {
                     .push_str(&text);
             }
             Delta::Usage(usage) => {
-                #[cfg(feature = "gemini")]
                 self.usage_text.read(&mut self.response.usage);
                 if usage != self.response.usage {
                     self.response.usage = usage;
                     self.usage_frame = Some(raw.clone());
-                    #[cfg(feature = "gemini")]
                     self.usage_text.clear();
                 }
             }
-            #[cfg(feature = "gemini")]
             Delta::UsageText { json, read } => {
                 if self.usage_text.set(json, read, &mut self.response.usage) {
                     self.usage_frame = Some(raw.clone());
@@ -462,7 +457,6 @@ impl Accumulator {
     /// What has been assembled so far, with open calls listed as incomplete.
     pub(crate) fn snapshot(&self, reason: &str) -> Response {
         let mut r = self.response.clone();
-        #[cfg(feature = "gemini")]
         self.usage_text.current(&mut r.usage);
         for call in &self.open {
             r.incomplete_tool_calls.push(IncompleteToolCall {
@@ -482,7 +476,6 @@ impl Accumulator {
         raw: &Raw,
         out: &mut Vec<StreamEvent>,
     ) -> Result<Response, Error> {
-        #[cfg(feature = "gemini")]
         self.usage_text.read(&mut self.response.usage);
         if !self.terminal {
             self.abandon_open_calls("the stream ended inside the call", raw, out);

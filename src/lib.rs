@@ -80,12 +80,6 @@
         clippy::indexing_slicing
     )
 )]
-// A build without every adapter (the `openai`, `anthropic` and `gemini`
-// features) leaves some shared helpers unused.
-#![cfg_attr(
-    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
-    allow(dead_code, unused_imports)
-)]
 
 #[cfg(not(any(feature = "openai", feature = "anthropic", feature = "gemini")))]
 compile_error!("skyl needs at least one adapter: enable the openai, anthropic or gemini feature");

@@ -7,6 +7,7 @@ use crate::model::{FinishReason, ProviderData, Usage};
 
 /// A provider-neutral piece of a model turn, produced by a frame decoder.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) enum Delta {
     /// Response id and model; `None` leaves a known value unchanged.
     Meta {
@@ -54,7 +55,6 @@ pub(crate) enum Delta {
     /// The usage so far as the provider's usage object, in canonical
     /// compact JSON text (`json/canonical.rs`), read with `read` only when
     /// the response is needed (replaces the previous value).
-    #[cfg(feature = "gemini")]
     UsageText {
         json: String,
         read: super::ReadUsage,
@@ -82,7 +82,6 @@ impl Delta {
             | Delta::ToolAbort { .. }
             | Delta::Usage(_)
             | Delta::Warning { .. } => true,
-            #[cfg(feature = "gemini")]
             Delta::UsageText { .. } => true,
             Delta::Meta { .. }
             | Delta::ReasoningSignature(_)

@@ -1,6 +1,6 @@
-//! Usage that comes as text (`Delta::UsageText`): Gemini
-//! repeats its whole usage object in every frame, with the output count
-//! changing each time. Reading each one into a [`Usage`] (a JSON tree for
+//! Usage that comes as text (`Delta::UsageText`), for an adapter whose
+//! provider repeats its whole usage object in every frame, with the output
+//! count changing each time (Gemini does). Reading each one into a [`Usage`] (a JSON tree for
 //! `raw`, compared with the last one, cloned, dropped) was most of the cost
 //! of such a stream; kept as text, it is read once the response is needed.
 //!

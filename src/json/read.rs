@@ -174,7 +174,7 @@ impl<'a> Reader<'a> {
     /// its tokens (see [`super::canonical`]), as canonical text (the text
     /// itself when it has no such whitespace); `None` for any other (it
     /// may still be JSON).
-    #[cfg(feature = "gemini")]
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn canonical(&mut self) -> Option<Cow<'a, str>> {
         self.ws();
         let rest = self.text.get(self.at..)?;
@@ -185,7 +185,7 @@ impl<'a> Reader<'a> {
 
     /// Consumes `text` if it is next (the whole of a value when `text` is
     /// one value: JSON values end by themselves).
-    #[cfg(feature = "gemini")]
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn exactly(&mut self, text: &str) -> bool {
         self.ws();
         let hit = !text.is_empty()
@@ -202,6 +202,7 @@ impl<'a> Reader<'a> {
     /// Consumes `text` if the input goes on with exactly it, whitespace
     /// included: for a fast path that reads a frame as its provider writes
     /// it, member for member, before it reads it in any order.
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn literal(&mut self, text: &str) -> bool {
         self.word(text)
     }
@@ -222,6 +223,7 @@ impl<'a> Reader<'a> {
 
     /// A non-negative integer that fits in `u64`, written without fraction
     /// or exponent (what serde_json reads as a `u64`).
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn u64(&mut self) -> Option<u64> {
         self.ws();
         let start = self.at;
@@ -434,9 +436,11 @@ pub(crate) fn parse(text: &str) -> Result<Value, NotJson> {
 /// Which of a fast-path object's fields have been read (a repeated one
 /// gives up, and the general path decides what it means).
 #[derive(Default)]
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) struct Seen(u8);
 
 impl Seen {
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn once(&mut self, field: u8) -> Option<()> {
         let bit = 1 << field;
         if self.0 & bit != 0 {
@@ -446,6 +450,7 @@ impl Seen {
         Some(())
     }
 
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn has(&self, field: u8) -> bool {
         self.0 & (1 << field) != 0
     }

@@ -87,6 +87,7 @@ fn schema_for(parameters: Option<&Value>) -> Cow<'_, Value> {
 }
 
 /// Where an image part's bytes are.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) enum ImageSource<'a> {
     /// An `http(s):` (or other non-`data:`) URL, with its media type if given.
     Url {
@@ -111,6 +112,7 @@ fn base64_payload(rest: &str) -> Option<(&str, &str)> {
 
 /// Decodes standard base64 (padding optional, whitespace refused); `None`
 /// when it is not base64.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| match c {
         b'A'..=b'Z' => Some(c - b'A'),
@@ -136,6 +138,7 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
 }
 
 /// The `data:` URL of base64 data.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn data_url(media_type: &str, data: &str) -> String {
     format!("data:{media_type};base64,{data}")
 }
@@ -186,6 +189,7 @@ pub(crate) fn tool_declaration(d: &mut write::Obj, tool: &Tool, schema_key: Opti
 /// Writes an OpenAI-style JSON schema format (`response_format.json_schema`
 /// of Chat Completions, `text.format` of the Responses API): `name`
 /// (`"response"` unless given), `description`, `schema`, `strict`.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn schema_format(
     d: &mut write::Obj,
     schema: &Value,
@@ -229,6 +233,7 @@ pub(crate) fn system_text(msg: &Message) -> String {
 /// The messages of a request as the turns of a provider that keeps system
 /// text out of the message list and wants one turn per role change
 /// (Anthropic, Gemini).
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) struct Turns {
     /// The system prompt: `system` and every system message, joined.
     pub system: Option<String>,
@@ -238,6 +243,7 @@ pub(crate) struct Turns {
 
 /// One encoded part: its JSON text, and whether it must open a user turn
 /// (Anthropic's tool results).
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) struct EncodedPart {
     /// The part as a JSON object.
     pub json: String,
@@ -250,6 +256,7 @@ pub(crate) struct EncodedPart {
 
 impl EncodedPart {
     /// A block written by `write`, in no particular place.
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn new(write: impl FnOnce(&mut write::Obj)) -> Self {
         EncodedPart {
             json: write::object_text(write),
@@ -259,6 +266,7 @@ impl EncodedPart {
     }
 
     /// A mark for the part before it.
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn mark(fields: Map<String, Value>) -> Self {
         EncodedPart {
             json: String::new(),
@@ -269,6 +277,7 @@ impl EncodedPart {
 }
 
 /// Anthropic's `cache_control` for a cache mark with this `ttl`.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn cache_control(ttl: Option<&str>) -> Map<String, Value> {
     let mut control = Map::new();
     control.insert("type".into(), Value::from("ephemeral"));
@@ -282,6 +291,7 @@ pub(crate) fn cache_control(ttl: Option<&str>) -> Map<String, Value> {
 
 /// Groups messages into [`Turns`]. `encode` turns a part of a message into
 /// the wire's part (`None` leaves it out; an error names the part's path).
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn group_turns(
     req: &Request,
     assistant_role: &'static str,
@@ -334,6 +344,7 @@ pub(crate) fn group_turns(
 }
 
 /// Writes `turns` as `[{"role": ..., <parts_key>: [...]}, ...]` under `key`.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn write_turns(
     body: &mut write::Obj,
     key: &str,

@@ -31,6 +31,7 @@ pub(crate) enum FrameFailure {
     /// The frame breaks the protocol.
     Malformed(String),
     /// The prompt or output was blocked.
+    #[allow(dead_code)] // (a one-adapter build may leave it unused)
     ContentFilter { reason: String, message: String },
 }
 

@@ -147,6 +147,7 @@ impl Provider {
 
 /// The message of the error for a provider that [`Provider::needs_base_url`]
 /// and was given none.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) const BASE_URL_NEEDED: &str =
     "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)";
 
