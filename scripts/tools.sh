@@ -89,3 +89,16 @@ build_bench_web() {
     # wasm-bindgen's Node output is CommonJS; bench/ is "type": "module".
     printf '{ "type": "commonjs" }\n' >"$out/package.json"
 }
+
+# The providers (Provider::ALL, in its order) and the Cargo feature of each
+# adapter (Provider::feature; each feature once, in that order): read from
+# src/shell/js/policy.js, which the core generates (src/shell/policy_js.rs),
+# so that no script writes the list out by hand. Space separated.
+skyl_providers() { policy_list 'Object.keys(PROVIDER_FEATURES)'; }
+skyl_adapter_features() { policy_list '[...new Set(Object.values(PROVIDER_FEATURES))]'; }
+policy_list() {
+    node --input-type=module -e "
+const { PROVIDER_FEATURES } = await import(process.argv[1]);
+console.log(($1).join(' '));
+" "file://$tools_root/src/shell/js/policy.js"
+}
