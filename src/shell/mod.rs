@@ -218,6 +218,7 @@ mod tests {
         serde_json::from_str(s).unwrap()
     }
 
+    #[cfg(feature = "gemini")]
     #[test]
     fn encode_returns_the_http_request_or_a_typed_error() {
         let result = encode(
