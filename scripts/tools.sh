@@ -6,11 +6,17 @@ wasm_bindgen_version() {
     awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
 }
 
-ensure_rust_wasm() {
+# rustfmt, clippy and the wasm32 target (rustup's), for fmt, clippy and
+# rustdoc; ensure_rust_wasm adds the CLIs that build and test the wasm.
+ensure_rust_target() {
     if command -v rustup >/dev/null; then
         rustup component add rustfmt clippy >/dev/null 2>&1 || true
         rustup target add wasm32-unknown-unknown >/dev/null
     fi
+}
+
+ensure_rust_wasm() {
+    ensure_rust_target
     local want
     want=$(wasm_bindgen_version)
     if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
