@@ -2,7 +2,8 @@
 // its own layer or the layers below it, no modules import each other in a
 // circle (top-level, or siblings inside one folder), and only the shell
 // and web name wasm crates. Shipped code only: each file is read up to its test
-// module, and test-only files are skipped.
+// module, and test-only files are skipped. It also holds ARCHITECTURE.md's
+// file table to the tree (fileTable below).
 //
 //   node scripts/layers.mjs    prints each violation and exits 1 if any
 //   LAYERS_DEBUG=1 ...         also prints every import edge it saw
@@ -219,6 +220,66 @@ function circles(graph, where) {
   for (const n of graph.keys()) if (!state.has(n)) visit(n);
 }
 
+// ARCHITECTURE.md's table "The files, by layer": the first table after that
+// line. Each row is `| layer | folder | files |`; the folder is one
+// backticked path under src/ ending in "/"; the files are the names in
+// backticks in the third cell outside parentheses (what is in parentheses
+// describes the file), each relative to the folder. Together the rows must
+// name every file under src/ (.rs, and the JS half's .js and .d.ts) exactly
+// once, and only files that exist.
+function fileTable() {
+  const doc = readFileSync(join(root, "ARCHITECTURE.md"), "utf8");
+  const at = doc.indexOf("The files, by layer");
+  if (at < 0) return ['ARCHITECTURE.md has no "The files, by layer" table'];
+  const lines = doc.slice(at).split("\n");
+  const first = lines.findIndex((l) => l.startsWith("|"));
+  const rows = [];
+  for (const line of lines.slice(first)) {
+    if (!line.startsWith("|")) break;
+    rows.push(line);
+  }
+  const found = [];
+  const named = new Map(); // path -> times named
+  for (const row of rows.slice(2)) {
+    const cells = row.split("|").slice(1, -1);
+    const folder = cells[1]?.match(/^\s*`(src\/(?:[\w-]+\/)*)`\s*$/)?.[1];
+    if (cells.length !== 3 || !folder) {
+      found.push(`ARCHITECTURE.md's file table: not | layer | \`src/folder/\` | files |: ${row}`);
+      continue;
+    }
+    let outside = "";
+    let depth = 0;
+    for (const c of cells[2]) {
+      if (c === "(") depth++;
+      else if (c === ")") depth--;
+      else if (depth === 0) outside += c;
+    }
+    for (const m of outside.matchAll(/`([^`]+)`/g)) {
+      const path = folder + m[1];
+      named.set(path, (named.get(path) ?? 0) + 1);
+    }
+  }
+  const tree = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? tree(join(dir, e.name)) : [relative(root, join(dir, e.name))],
+    );
+  const actual = new Set(tree(src).filter((f) => /\.(rs|js|d\.ts)$/.test(f)));
+  for (const [path, times] of named) {
+    if (!actual.has(path)) {
+      found.push(`ARCHITECTURE.md's file table names ${path}, which does not exist`);
+    } else if (times > 1) {
+      found.push(`ARCHITECTURE.md's file table names ${path} ${times} times`);
+    }
+  }
+  for (const path of actual) {
+    if (!named.has(path)) {
+      found.push(`${path} is not in ARCHITECTURE.md's file table ("The files, by layer")`);
+    }
+  }
+  return found;
+}
+problems.push(...fileTable());
+
 if (process.env.LAYERS_DEBUG) {
   for (const [f, t] of edges) console.log(f.join("::"), "->", t.join("::"));
 }
@@ -229,4 +290,7 @@ if (problems.length > 0) {
   console.error([...new Set(problems)].join("\n"));
   process.exit(1);
 }
-console.log(`layers: ${all.length - skip.size} shipped files, no upward import, no circle`);
+console.log(
+  `layers: ${all.length - skip.size} shipped files, no upward import, no circle; ` +
+    "ARCHITECTURE.md's file table names every file under src/",
+);

@@ -3,6 +3,7 @@
 // symbol would land there and break every runtime).
 import fs from "node:fs";
 import zlib from "node:zlib";
+import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 
 const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
 const dir = process.argv[2] ?? "pkg";
@@ -49,8 +50,9 @@ function checkImports(label, file) {
 }
 const { imports, env } = checkImports("the wasm", `${dir}/skyl_wasm_bg.wasm`);
 console.log(`wasm imports: ${imports.length}, from env: ${env.length}`);
-// The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini).
-for (const sub of ["openai", "anthropic", "gemini"]) {
+// The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini): one
+// per adapter feature, by the core's table.
+for (const sub of new Set(Object.values(PROVIDER_FEATURES))) {
   if (!fs.existsSync(`${dir}/${sub}`)) continue;
   const gz = (f) => zlib.gzipSync(fs.readFileSync(`${dir}/${sub}/${f}`), { level: 9 }).length;
   const wasmGz = gz("skyl_wasm_bg.wasm");

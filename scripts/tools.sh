@@ -6,11 +6,17 @@ wasm_bindgen_version() {
     awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
 }
 
-ensure_rust_wasm() {
+# rustfmt, clippy and the wasm32 target (rustup's), for fmt, clippy and
+# rustdoc; ensure_rust_wasm adds the CLIs that build and test the wasm.
+ensure_rust_target() {
     if command -v rustup >/dev/null; then
         rustup component add rustfmt clippy >/dev/null 2>&1 || true
         rustup target add wasm32-unknown-unknown >/dev/null
     fi
+}
+
+ensure_rust_wasm() {
+    ensure_rust_target
     local want
     want=$(wasm_bindgen_version)
     if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
@@ -88,4 +94,17 @@ build_bench_web() {
         --strip-producers -o "$out/skyl_bench_web_bg.wasm"
     # wasm-bindgen's Node output is CommonJS; bench/ is "type": "module".
     printf '{ "type": "commonjs" }\n' >"$out/package.json"
+}
+
+# The providers (Provider::ALL, in its order) and the Cargo feature of each
+# adapter (Provider::feature; each feature once, in that order): read from
+# src/shell/js/policy.js, which the core generates (src/shell/policy_js.rs),
+# so that no script writes the list out by hand. Space separated.
+skyl_providers() { policy_list 'Object.keys(PROVIDER_FEATURES)'; }
+skyl_adapter_features() { policy_list '[...new Set(Object.values(PROVIDER_FEATURES))]'; }
+policy_list() {
+    node --input-type=module -e "
+const { PROVIDER_FEATURES } = await import(process.argv[1]);
+console.log(($1).join(' '));
+" "file://$tools_root/src/shell/js/policy.js"
 }

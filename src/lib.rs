@@ -1,6 +1,7 @@
 //! skyl: one client for LLM chat APIs with tool calling (OpenAI Chat
 //! Completions, any OpenAI-compatible server, Anthropic Messages, Google
-//! Gemini), as a sans-IO core: bytes in, events out.
+//! Gemini, the OpenAI Responses API and Open Responses servers), as a
+//! sans-IO core: bytes in, events out.
 //!
 //! The crate performs no I/O, sleeps on no timer and reads no clock. A
 //! request becomes plain HTTP data ([`encode_request`] gives an
@@ -64,8 +65,8 @@
 //! [`Provider::needs_base_url`], the defaults, the scrubbing rule) are a
 //! table generated from this code and checked against it by a test.
 //!
-//! The Cargo features `openai` (Chat Completions and OpenAI-compatible
-//! servers), `anthropic` and `gemini` choose the adapters; all are on by
+//! The Cargo features `openai` (Chat Completions, OpenAI-compatible
+//! servers and the Responses API), `anthropic` and `gemini` choose the adapters; all are on by
 //! default and at least one is needed. The README, the package's front
 //! page, has the JavaScript API; `ARCHITECTURE.md` in the repository maps
 //! the source.

@@ -314,6 +314,7 @@ mod tests {
 
     /// Each event's `raw` is its own frame, whether or not the frames in
     /// between were copied (argument fragments are not).
+    #[cfg(feature = "anthropic")]
     #[test]
     fn events_carry_their_own_frames() {
         let frames = [

@@ -1,8 +1,12 @@
-//! One test per recorded case of `tests/fixtures/conformance` (126): the body
-//! goes through the adapter exactly as it would arrive (stream, response or
-//! HTTP error body) and the result is checked against `<case>.expected.json`:
-//! text, reasoning, tool calls (wire id, name, parsed arguments, argument
-//! text), raw finish reason, usage, server tools, compaction and error.
+//! One test per recorded case of `tests/fixtures/conformance` (226, counted
+//! per provider in [`CASES`]): the body goes through the adapter exactly as
+//! it would arrive (stream, response or HTTP error body) and the result is
+//! checked against `<case>.expected.json`: text, reasoning, tool calls (wire
+//! id, name, parsed arguments, argument text), raw finish reason, usage,
+//! server tools, compaction and error.
+//!
+//! A one-adapter build (`--no-default-features --features gemini`) runs the
+//! cases of the providers it has, and says which it leaves out.
 //!
 //! Run one case: `cargo test --test conformance -- anthropic/anthropic-text`.
 #![allow(
@@ -19,18 +23,75 @@ mod responses;
 use common::Case;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
+#[cfg(feature = "anthropic")]
 use skyl::anthropic::server_tool_names;
 use skyl::{
     decode_error, decode_response, Error, Part, Provider, Response, StreamDecoder, StreamEvent,
 };
 
+/// The recorded cases of each provider: a recording added or removed changes
+/// this table, and the counts the docs give (README.md, docs/wire.md).
+const CASES: [(&str, usize); 5] = [
+    ("openai", 4),
+    ("openaicompat", 45),
+    ("anthropic", 62),
+    ("gemini", 15),
+    ("responses", 100),
+];
+
 fn main() {
     let args = Arguments::from_args();
-    let trials = common::cases()
+    let (cases, left_out): (Vec<Case>, Vec<Case>) = common::cases()
         .into_iter()
-        .map(|case| Trial::test(case.id(), move || check(&case)))
-        .collect();
+        .partition(|case| built(case.provider));
+    let count =
+        |cases: &[Case], name: &str| cases.iter().filter(|c| c.provider.name() == name).count();
+    let mut trials = vec![];
+    for (name, want) in CASES {
+        let (run, left) = (count(&cases, name), count(&left_out, name));
+        trials.push(Trial::test(
+            format!("{name}/the-recorded-cases"),
+            move || {
+                if run + left != want {
+                    return Err(format!(
+                        "{} recorded cases of {name}, CASES says {want}: update it and the docs",
+                        run + left
+                    )
+                    .into());
+                }
+                Ok(())
+            },
+        ));
+        if left > 0 {
+            println!(
+                "conformance: {left} cases of {name} left out: its adapter is not in this build"
+            );
+        }
+    }
+    let providers: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
+    let listed: Vec<&str> = CASES.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        providers, listed,
+        "CASES lists every provider, in the order of Provider::ALL"
+    );
+    assert!(!cases.is_empty(), "no conformance case in this build");
+    trials.extend(
+        cases
+            .into_iter()
+            .map(|case| Trial::test(case.id(), move || check(&case))),
+    );
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Whether this build has the provider's adapter: the package's Cargo
+/// features are its tests' features too.
+fn built(provider: Provider) -> bool {
+    match provider.feature() {
+        "openai" => cfg!(feature = "openai"),
+        "anthropic" => cfg!(feature = "anthropic"),
+        "gemini" => cfg!(feature = "gemini"),
+        other => panic!("the feature {other} is new: add it to built()"),
+    }
 }
 
 macro_rules! ensure {
@@ -280,6 +341,9 @@ fn check_response(case: &Case, exp: &Value, r: &Response) -> Result<(), Failed> 
             );
         }
     }
+    // (Only Anthropic's cases list server tools; the Responses cases are
+    // checked above.)
+    #[cfg(feature = "anthropic")]
     if let Some(servers) = exp.get("server_tool_calls").and_then(Value::as_array) {
         let ours = server_tool_names(&r.message);
         let want: Vec<&str> = servers.iter().filter_map(Value::as_str).collect();

@@ -73,11 +73,14 @@ impl ConfigInput {
 
 fn provider_named(name: &str) -> Result<Provider, Error> {
     Provider::from_name(name).ok_or_else(|| {
+        // Named from Provider::ALL, so that the list cannot go stale.
+        let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
         Error::invalid_request(
             "provider",
             format!(
-                "unknown provider {}: use openai, openaicompat, anthropic or gemini",
-                quoted(name)
+                "unknown provider {}: use one of {}",
+                quoted(name),
+                names.join(", ")
             ),
         )
     })
@@ -218,6 +221,19 @@ mod tests {
         serde_json::from_str(s).unwrap()
     }
 
+    #[test]
+    fn an_unknown_provider_is_refused_naming_every_provider() {
+        let Err(e) = provider_named("bedrock") else {
+            panic!("bedrock is not a provider yet");
+        };
+        assert_eq!(
+            e.to_string(),
+            "invalid request: provider: unknown provider \"bedrock\": \
+             use one of openai, openaicompat, anthropic, gemini, responses"
+        );
+    }
+
+    #[cfg(feature = "gemini")]
     #[test]
     fn encode_returns_the_http_request_or_a_typed_error() {
         let result = encode(

@@ -27,6 +27,7 @@ fn fixtures() -> Vec<(Provider, std::path::PathBuf)> {
 
 /// Every recorded response (streamed and not) and error, written by
 /// hand and by serde: the same text.
+#[cfg(all(feature = "openai", feature = "anthropic", feature = "gemini"))]
 #[test]
 fn responses_and_errors_are_written_as_serde_writes_them() {
     let mut checked = 0;

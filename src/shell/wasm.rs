@@ -1,6 +1,8 @@
 //! The Rust half of the JavaScript shell (wasm32 only): `#[wasm_bindgen]`
-//! wrappers over [`crate::shell`], and the panic hook. The only module that
-//! names wasm-bindgen or js-sys.
+//! wrappers over [`crate::shell`], and the panic hook. The only module of
+//! the shell that names wasm-bindgen or js-sys; beside it, the JS half loads
+//! the glue wasm-bindgen generates from these wrappers, and `web/` (the Rust
+//! driver, feature `web`) names the wasm crates too.
 //!
 //! The JS half, `src/shell/js/`, does what belongs to the JS runtime: `fetch`
 //! and the `ReadableStream` reader, timers, `AbortSignal`, the async

@@ -22,7 +22,7 @@ import { parse } from "./boundary.js";
 import { Run } from "./request.js";
 import { StreamResult } from "./result.js";
 
-/** The providers this entry speaks (all four from "skyl"; one family from "skyl/openai", ...). */
+/** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
 
 /** The option error for a provider this entry does not speak. */
