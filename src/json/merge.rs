@@ -132,8 +132,6 @@ mod tests {
     }
 
     proptest! {
-        // json::canonical, whose value strategy this uses, is in the gemini build only.
-        #[cfg(feature = "gemini")]
         /// Merging text gives the text of the merged trees.
         #[test]
         fn merging_text_is_merging_trees(

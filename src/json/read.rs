@@ -534,8 +534,6 @@ mod tests {
     }
 
     proptest! {
-        // json::canonical, whose value strategy this uses, is in the gemini build only.
-        #[cfg(feature = "gemini")]
         /// Any JSON value, and then changed at one place: parsed or
         /// refused as serde_json does, to the same value.
         #[test]
@@ -544,7 +542,6 @@ mod tests {
         }
     }
 
-    #[cfg(feature = "gemini")]
     /// Any JSON value (within an object if `object`) written compactly or
     /// pretty, and then, most of the time, changed at one place by a
     /// character or token that often makes it invalid.
@@ -649,8 +646,6 @@ mod tests {
     }
 
     proptest! {
-        // json::canonical, whose value strategy this uses, is in the gemini build only.
-        #[cfg(feature = "gemini")]
         /// Any JSON object, written compactly or pretty, then changed at
         /// one place: taken or refused as serde_json's grammar does.
         #[test]

@@ -334,8 +334,6 @@ mod tests {
     }
 
     proptest! {
-        // json::canonical, whose value strategy this uses, is in the gemini build only.
-        #[cfg(feature = "gemini")]
         /// Any value, as serde_json::to_string writes it.
         #[test]
         fn values_are_written_as_serde_json_writes_them(v in crate::json::canonical::tests::json_value()) {
