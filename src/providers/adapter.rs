@@ -13,7 +13,10 @@ use crate::error::{ApiError, Error};
 use crate::framing::{Frame, Framing};
 
 /// One stream's decoding state in an adapter: frames in, deltas out.
-pub(crate) trait FrameStream: fmt::Debug {
+///
+/// (No `Debug` bound: a vtable entry would link every state's `Debug`
+/// into the wasm.)
+pub(crate) trait FrameStream {
     /// Decodes one frame into deltas; `acc` is what has been assembled
     /// from the earlier ones.
     fn frame(

@@ -302,11 +302,18 @@ fn decode_error_clocked(
 }
 
 /// One stream's frame decoder: its adapter's stream state behind one type.
-#[derive(Debug)]
 pub(crate) struct FrameDecoder {
     /// The adapter and its stream state, or the provider whose
     /// adapter this build leaves out: every frame fails.
     adapter: Result<(&'static Adapter, Box<dyn FrameStream>), Provider>,
+}
+
+impl fmt::Debug for FrameDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameDecoder")
+            .field("built", &self.adapter.is_ok())
+            .finish_non_exhaustive()
+    }
 }
 
 impl FrameDecoder {
