@@ -532,35 +532,6 @@ mod tests {
     }
 
     #[test]
-    fn error_info_carries_every_field_js_needs() {
-        let e = Error::Api(Box::new(ApiError {
-            kind: ApiErrorKind::RateLimit,
-            status: Some(429),
-            provider_type: Some("rate_limit_error".into()),
-            code: Some("c".into()),
-            param: None,
-            message: "slow down".into(),
-            request_id: Some("req_1".into()),
-            retry_after_ms: Some(1500),
-            in_band: false,
-            events_emitted: false,
-            body: Some("{}".into()),
-        }));
-        let info = serde_json::to_value(e.info("anthropic")).unwrap_or_default();
-        assert_eq!(info["name"], "RateLimitError");
-        assert_eq!(info["code"], "rate_limit");
-        assert_eq!(info["status"], 429);
-        assert_eq!(info["retryable"], true);
-        assert_eq!(info["retryAfterMs"], 1500);
-        assert_eq!(info["requestId"], "req_1");
-        assert_eq!(info["provider"], "anthropic");
-        let v = Error::invalid_request("tools[0].name", "empty");
-        let info = serde_json::to_value(v.info("openai")).unwrap_or_default();
-        assert_eq!(info["path"], "tools[0].name");
-        assert_eq!(info["name"], "InvalidRequestError");
-    }
-
-    #[test]
     fn an_in_band_error_after_an_event_is_not_retryable() {
         let mut e = ApiError {
             kind: ApiErrorKind::Overloaded,

@@ -314,7 +314,7 @@ impl BoundaryStream {
     fn with_error(&mut self, e: &Error) {
         let out = &mut self.scratch.out;
         out.extend_from_slice(b",\"error\":");
-        let mut info = e.info(self.provider);
+        let mut info = super::error_info::info(e, self.provider);
         // Every kind says whether events had been handed out before it,
         // as this decoder knows: also the kinds without a flag of their
         // own (an event too large, a content filter), which are never

@@ -47,7 +47,7 @@ fn interruption(cut: Interruption, provider: &str) -> String {
         Interruption::EndAttempt(e) => (e, false),
         Interruption::StopRun(e) => (e, true),
     };
-    let info = error.info(provider_label(provider));
+    let info = error_info::info(&error, provider_label(provider));
     object_text(|o| {
         error_info::error_info(&mut o.object("error"), &info);
         o.bool("stop", stop);

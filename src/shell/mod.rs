@@ -91,7 +91,7 @@ fn provider_label(name: &str) -> &'static str {
 }
 
 fn error_json(e: &Error, provider: &'static str) -> String {
-    let info = e.info(provider);
+    let info = error_info::info(e, provider);
     to_json::wrapped("error", |o| error_info::error_info(o, &info))
 }
 

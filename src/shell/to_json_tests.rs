@@ -52,10 +52,13 @@ fn responses_and_errors_are_written_as_serde_writes_them() {
             }
             Err(e) => e,
         };
-        let info = e.info(p.name());
+        let info = crate::shell::error_info::info(&e, p.name());
         let hand = object_text(|o| error_info(o, &info));
         assert_eq!(hand, serde_json::to_string(&info).unwrap(), "{name}");
-        let api = decode_error(p, 429, &[("retry-after".into(), "2".into())], &body).info(p.name());
+        let api = crate::shell::error_info::info(
+            &decode_error(p, 429, &[("retry-after".into(), "2".into())], &body),
+            p.name(),
+        );
         let hand = object_text(|o| error_info(o, &api));
         assert_eq!(hand, serde_json::to_string(&api).unwrap(), "{name}");
     }
@@ -135,7 +138,8 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
             finish_reason_name(reason)
         );
     }
-    let mut info = Error::invalid_request("messages[0]", "bad").info("openai");
+    let mut info =
+        crate::shell::error_info::info(&Error::invalid_request("messages[0]", "bad"), "openai");
     info.partial = Some(r);
     info.retry_after_ms = Some(5);
     info.status = Some(400);
