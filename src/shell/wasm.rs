@@ -148,12 +148,6 @@ impl Decoder {
         self.inner.finish()
     }
 
-    /// Whether any event has been handed out.
-    #[wasm_bindgen(js_name = eventsEmitted)]
-    pub fn events_emitted(&self) -> bool {
-        self.inner.events_emitted()
-    }
-
     /// Whether the provider's terminal frame has been decoded.
     #[wasm_bindgen(js_name = isComplete)]
     pub fn is_complete(&self) -> bool {
