@@ -50,7 +50,7 @@ pub(crate) struct Accumulator {
     reasoning_open: bool,
     generated_ids: u32,
     terminal: bool,
-    emitted: bool,
+    events_emitted: bool,
     usage_frame: Option<Raw>,
     /// The text `response.usage` comes from, while it comes as text.
     usage_text: usage::UsageText,
@@ -62,8 +62,8 @@ impl Accumulator {
     }
 
     /// Whether any event has been pushed to an output.
-    pub(crate) fn emitted(&self) -> bool {
-        self.emitted
+    pub(crate) fn events_emitted(&self) -> bool {
+        self.events_emitted
     }
 
     /// Whether the terminal frame was seen.
@@ -72,7 +72,7 @@ impl Accumulator {
     }
 
     fn push(&mut self, out: &mut Vec<StreamEvent>, ev: StreamEvent) {
-        self.emitted = true;
+        self.events_emitted = true;
         out.push(ev);
     }
 
@@ -480,7 +480,7 @@ impl Accumulator {
         if !self.terminal {
             self.abandon_open_calls("the stream ended inside the call", raw, out);
             return Err(Error::StreamEndedEarly {
-                events_emitted: self.emitted,
+                events_emitted: self.events_emitted,
                 partial: Box::new(self.response.clone()),
             });
         }

@@ -34,7 +34,7 @@ use crate::retry::RetryPolicy;
 /// was handed out to the caller, and whether (and after how long) to try
 /// again after a failure.
 ///
-/// A driver makes one per request, calls [`Attempts::event_handed_out`]
+/// A driver makes one per request, calls [`Attempts::event_emitted`]
 /// when it hands the caller an event, and asks [`Attempts::retry_delay`]
 /// after each failed attempt:
 ///
@@ -46,7 +46,7 @@ use crate::retry::RetryPolicy;
 /// assert_eq!(attempts.retry_delay(&timeout, 0.0), Some(500));
 /// assert_eq!(attempts.retries(), 1);
 ///
-/// attempts.event_handed_out();
+/// attempts.event_emitted();
 /// let lost = Error::connection_lost("reset", true);
 /// assert_eq!(attempts.retry_delay(&lost, 0.0), None);
 /// ```
@@ -54,7 +54,7 @@ use crate::retry::RetryPolicy;
 pub struct Attempts {
     policy: RetryPolicy,
     retries: u32,
-    handed_out: bool,
+    events_emitted: bool,
 }
 
 impl Attempts {
@@ -63,17 +63,17 @@ impl Attempts {
         Attempts {
             policy,
             retries: 0,
-            handed_out: false,
+            events_emitted: false,
         }
     }
 
     /// The attempts of a request whose driver keeps the count itself: it
     /// has made `retries` retries, and has handed out an event or not.
-    pub fn resume(policy: RetryPolicy, retries: u32, handed_out: bool) -> Self {
+    pub fn resume(policy: RetryPolicy, retries: u32, events_emitted: bool) -> Self {
         Attempts {
             policy,
             retries,
-            handed_out,
+            events_emitted,
         }
     }
 
@@ -84,13 +84,13 @@ impl Attempts {
 
     /// Records that an event was handed out to the caller: from now on,
     /// nothing is retried (the caller would see events twice).
-    pub fn event_handed_out(&mut self) {
-        self.handed_out = true;
+    pub fn event_emitted(&mut self) {
+        self.events_emitted = true;
     }
 
     /// Whether an event has been handed out.
-    pub fn handed_out(&self) -> bool {
-        self.handed_out
+    pub fn events_emitted(&self) -> bool {
+        self.events_emitted
     }
 
     /// After an attempt failed with `error`: the milliseconds to wait
@@ -111,7 +111,7 @@ impl Attempts {
         retry_after_ms: Option<u64>,
         random: f64,
     ) -> Option<u64> {
-        if !retryable || self.handed_out {
+        if !retryable || self.events_emitted {
             return None;
         }
         let delay = self.policy.delay_ms(self.retries, retry_after_ms, random)?;
@@ -408,7 +408,7 @@ mod tests {
             assert_eq!(attempts.retries(), u32::from(delay.is_some()), "{name}");
             // Once an event was handed out, nothing is retried.
             let mut after = Attempts::resume(RetryPolicy::default(), 0, true);
-            assert!(after.handed_out());
+            assert!(after.events_emitted());
             assert_eq!(
                 after.retry_delay(&error, 0.0),
                 None,
@@ -438,7 +438,7 @@ mod tests {
         });
         assert_eq!(none.retry_delay(&e, 0.0), None);
         let mut handed = Attempts::new(RetryPolicy::default());
-        handed.event_handed_out();
+        handed.event_emitted();
         assert_eq!(handed.retry_delay_for(true, Some(5), 0.0), None);
     }
 

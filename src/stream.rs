@@ -105,7 +105,7 @@ impl StreamDecoder {
 
     /// Whether any event has been handed out (retrying is safe only before).
     pub fn events_emitted(&self) -> bool {
-        self.acc.emitted()
+        self.acc.events_emitted()
     }
 
     /// Whether the provider's terminal frame has been seen.
@@ -218,7 +218,7 @@ impl StreamDecoder {
             let partial = self
                 .acc
                 .snapshot("the stream failed while the call was open");
-            return Err(failure.into_error(Some(200), self.acc.emitted(), partial));
+            return Err(failure.into_error(Some(200), self.acc.events_emitted(), partial));
         }
         Ok(())
     }

@@ -18,12 +18,12 @@ use crate::retry::RetryPolicy;
 /// ([`Attempts::retry_delay_for`]), after an attempt failed with an error
 /// whose `retryable` and `retryAfterMs` the core computed (`retry_after_ms`
 /// below zero or NaN: none), with `retries_done` retries made of
-/// `max_retries`, and `handed_out` saying whether an event was handed out.
+/// `max_retries`, and `events_emitted` saying whether an event was handed out.
 pub fn retry_delay(
     retries_done: u32,
     max_retries: u32,
     retryable: bool,
-    handed_out: bool,
+    events_emitted: bool,
     retry_after_ms: f64,
     random: f64,
 ) -> f64 {
@@ -33,7 +33,7 @@ pub fn retry_delay(
     };
     let after =
         (retry_after_ms.is_finite() && retry_after_ms >= 0.0).then_some(retry_after_ms as u64);
-    Attempts::resume(policy, retries_done, handed_out)
+    Attempts::resume(policy, retries_done, events_emitted)
         .retry_delay_for(retryable, after, random)
         .map_or(-1.0, |ms| ms as f64)
 }
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn retry_delay_is_minus_one_when_none_is_left_or_allowed() {
-        for (done, retryable, handed_out, after, want) in [
+        for (done, retryable, events_emitted, after, want) in [
             (0, true, false, -1.0, 500.0),
             (0, true, false, 250.0, 250.0),
             (0, true, false, f64::NAN, 500.0),
@@ -118,9 +118,9 @@ mod tests {
             (0, true, true, 250.0, -1.0),
         ] {
             assert_eq!(
-                retry_delay(done, 2, retryable, handed_out, after, 0.0),
+                retry_delay(done, 2, retryable, events_emitted, after, 0.0),
                 want,
-                "{done} {retryable} {handed_out} {after}"
+                "{done} {retryable} {events_emitted} {after}"
             );
         }
     }

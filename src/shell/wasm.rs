@@ -56,7 +56,7 @@ pub fn retry_delay(
     retries_done: u32,
     max_retries: u32,
     retryable: bool,
-    handed_out: bool,
+    events_emitted: bool,
     retry_after_ms: f64,
     random: f64,
 ) -> f64 {
@@ -64,7 +64,7 @@ pub fn retry_delay(
         retries_done,
         max_retries,
         retryable,
-        handed_out,
+        events_emitted,
         retry_after_ms,
         random,
     )

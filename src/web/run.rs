@@ -141,10 +141,10 @@ impl Run {
 
     /// The error of a cut, as things stand.
     fn cut_error(&self, cut: Cut) -> Error {
-        let handed_out = self.attempts.handed_out();
+        let events_emitted = self.attempts.events_emitted();
         match cut {
-            Cut::Timeout(which, ms) => which.error(ms, handed_out),
-            Cut::Dropped => Error::aborted(None, handed_out),
+            Cut::Timeout(which, ms) => which.error(ms, events_emitted),
+            Cut::Dropped => Error::aborted(None, events_emitted),
         }
     }
 
@@ -159,7 +159,7 @@ impl Run {
         }
         match e {
             ReadError::Failed(message) => {
-                Error::connection_lost(&message, self.attempts.handed_out())
+                Error::connection_lost(&message, self.attempts.events_emitted())
             }
             ReadError::NotBytes(message) => Error::InvalidResponse { message },
             ReadError::Cut(cut) => self.cut_error(cut),
@@ -287,7 +287,7 @@ impl Run {
             match self.open_attempt(out).await {
                 Ok(end) => {
                     if !out.is_empty() {
-                        self.attempts.event_handed_out();
+                        self.attempts.event_emitted();
                     }
                     return Ok(end);
                 }
@@ -326,14 +326,14 @@ impl Run {
     ) -> Option<Result<Response, Error>> {
         loop {
             let (Some(body), Some(decoder)) = (&mut self.body, &mut self.decoder) else {
-                return Some(Err(Error::aborted(None, self.attempts.handed_out())));
+                return Some(Err(Error::aborted(None, self.attempts.events_emitted())));
             };
             let read = read_chunk(body, &self.gate, &mut self.idle).await;
             let e = match read {
                 Ok(Some(chunk)) => match decoder.feed(chunk, out) {
                     Ok(()) if out.is_empty() => continue,
                     Ok(()) => {
-                        self.attempts.event_handed_out();
+                        self.attempts.event_emitted();
                         return None;
                     }
                     Err(e) => return Some(Err(self.decoded(e))),

@@ -17,7 +17,7 @@
 //       `{"error"}`; `headers` is `[[name, value], ...]` as JSON, `nowMs`
 //       the clock (Date.now()) for a `retry-after` that is a date.
 //   validate(kind, json)    `""` if valid, else `{"error"}`.
-//   retryDelay(retries, maxRetries, retryable, handedOut, retryAfterMs,
+//   retryDelay(retries, maxRetries, retryable, eventsEmitted, retryAfterMs,
 //       random)    milliseconds to wait before the next attempt, or -1 for
 //       no retry (`retryAfterMs` -1: none).
 //   interrupt(provider, what)    what an interruption means: `what` is

@@ -66,7 +66,7 @@ export class Run {
     this.key = key;
     this.fetch = fetchFn;
     this.given = body;
-    this.yielded = false;
+    this.eventsEmitted = false;
     this.stopped = null;
     // Aborted by stop() to end a retry wait; made only when one begins
     // (an AbortController costs Node a few microseconds; most runs never
@@ -118,7 +118,7 @@ export class Run {
    * `{ error, stop }` (`stop`: the whole run ends, not just the attempt).
    */
   interrupt(what, cause) {
-    what.eventsEmitted = this.yielded;
+    what.eventsEmitted = this.eventsEmitted;
     const out = call(() => wasm.interrupt(this.o.provider, JSON.stringify(what)));
     if (!out) return null;
     const { error, stop } = parse(out);
@@ -285,7 +285,7 @@ export class Run {
     return res;
   }
 
-  /** Runs `body` again after retryable failures, while nothing has been yielded. */
+  /** Runs `body` again after retryable failures, while no event has been handed out. */
   async withRetries(body) {
     for (let retries = 0; ; retries++) {
       try {
@@ -315,7 +315,7 @@ export class Run {
         retries,
         this.o.maxRetries,
         retryable,
-        this.yielded,
+        this.eventsEmitted,
         retryAfterMs ?? -1,
         Math.random(),
       ),
@@ -403,7 +403,7 @@ export class Run {
           // response() settles before the finish event is handed out, so a
           // loop may await it there (and `break` at it keeps it).
           if (ev.type === "finish" && chunk.response) this.finish(chunk.response, onResponse);
-          this.yielded = true;
+          this.eventsEmitted = true;
           yield ev;
         }
         if (chunk.error) throw this.inBand(chunk.error);
@@ -459,7 +459,7 @@ export class Run {
     } catch {
       /* a panic: reported as it is */
     }
-    e.eventsEmitted ??= this.yielded;
+    e.eventsEmitted ??= this.eventsEmitted;
   }
 
   /** Hands over the final response (once). */
