@@ -210,18 +210,30 @@ pub fn encode_request(
 /// `openai`, `anthropic` and `gemini` Cargo features; all are on by
 /// default).
 pub(crate) fn not_built(provider: Provider) -> Error {
-    let built: Vec<&str> = (Provider::ALL.iter())
-        .filter(|p| p.adapter().is_some())
-        .map(|p| p.name())
-        .collect();
     Error::invalid_request(
         "provider",
         format!(
             "this build of skyl has no {} adapter (Cargo features: {})",
             provider.name(),
-            built.join(", ")
+            provider_names(|p| p.adapter().is_some())
         ),
     )
+}
+
+/// The names of the providers `which` takes, in the table's order, joined
+/// by `, `. (A loop into one string: collecting and joining would link
+/// more code into the wasm for an error message.)
+pub(crate) fn provider_names(which: impl Fn(Provider) -> bool) -> String {
+    let mut out = String::new();
+    for p in Provider::ALL {
+        if which(p) {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(p.name());
+        }
+    }
+    out
 }
 
 /// Decodes a non-streaming response body. An error payload inside it (a 200

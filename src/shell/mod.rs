@@ -27,7 +27,8 @@ use crate::model::from_json::{self as read, At, ReadError};
 use crate::model::to_json;
 use crate::model::validate::{validate_request, validate_tool, validate_tool_call};
 use crate::providers::{
-    decode_error, decode_error_at, decode_response, encode_request, ClientConfig, Provider,
+    decode_error, decode_error_at, decode_response, encode_request, provider_names, ClientConfig,
+    Provider,
 };
 
 /// The client options the JS shell passes to [`encode`].
@@ -74,13 +75,12 @@ impl ConfigInput {
 fn provider_named(name: &str) -> Result<Provider, Error> {
     Provider::from_name(name).ok_or_else(|| {
         // Named from Provider::ALL, so that the list cannot go stale.
-        let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
         Error::invalid_request(
             "provider",
             format!(
                 "unknown provider {}: use one of {}",
                 quoted(name),
-                names.join(", ")
+                provider_names(|_| true)
             ),
         )
     })
