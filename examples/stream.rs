@@ -158,7 +158,8 @@ impl Line {
                 response.raw_finish_reason.as_deref().unwrap_or(""),
                 response.tool_calls.len()
             ),
-            StreamEvent::Text { .. } | StreamEvent::Reasoning { .. } => {}
+            // (StreamEvent is non_exhaustive: events added later are skipped.)
+            _ => {}
         }
     }
 }

@@ -15,8 +15,7 @@
 //! ```
 //! use skyl::{encode_request, ClientConfig, Message, Provider, Request, StreamDecoder, StreamEvent};
 //!
-//! let mut config = ClientConfig::new(Provider::OpenAi);
-//! config.api_key = Some("sk-...".into());
+//! let config = ClientConfig::new(Provider::OpenAi).with_api_key("sk-...");
 //! let request = Request {
 //!     model: Some("gpt-5-mini".into()),
 //!     messages: vec![Message::user("Hi")],

@@ -124,6 +124,7 @@ impl Attempts {
 /// the connection breaks.
 #[derive(Clone, Debug, PartialEq)]
 #[must_use]
+#[non_exhaustive]
 pub enum Interruption {
     /// The stream's terminal frame had come: nothing is missing (a server
     /// or proxy kept the connection open, or closed it roughly). End the

@@ -44,6 +44,7 @@ fn check(provider: Provider, body: &str) -> Result<(), Failed> {
         Provider::Anthropic => anthropic_stream(&value),
         Provider::Gemini => gemini_stream(&value),
         Provider::Responses => responses_stream(&value),
+        other => return Err(format!("no stream writer for {other}").into()),
     };
     let (_, streamed) = StreamDecoder::decode_all(provider, stream.as_bytes());
     let streamed = streamed.map_err(|e| format!("stream: {e:?}"))?;

@@ -61,6 +61,7 @@ pub(crate) fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 /// Why the model stopped, normalised across providers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// A natural end or a stop sequence.
     Stop,
@@ -123,6 +124,7 @@ pub type Raw = Arc<str>;
 /// One event of a streamed response.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StreamEvent {
     /// A piece of assistant text.
     Text {

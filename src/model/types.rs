@@ -108,6 +108,7 @@ pub type ProviderData = Map<String, Value>;
 /// names the field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "Value")]
+#[non_exhaustive]
 pub enum Part {
     /// Text.
     Text {
@@ -334,6 +335,7 @@ pub struct IncompleteToolCall {
 /// How the model may use the tools.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged, try_from = "Value")]
+#[non_exhaustive]
 pub enum ToolChoice {
     /// `"auto"`, `"none"` or `"required"`.
     Mode(ToolChoiceMode),
@@ -455,6 +457,7 @@ pub struct Request {
 /// What shape the answer takes ([`Request::response_format`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResponseFormat {
     /// Any JSON value (Chat Completions' `json_object`; Anthropic has no
     /// such mode and refuses it with a clear error).

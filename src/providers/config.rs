@@ -5,7 +5,23 @@ use std::fmt;
 use super::Provider;
 
 /// What a client needs to build requests: provider, credentials, endpoint.
+///
+/// Built with [`ClientConfig::new`] and the `with_*` methods; its fields
+/// can be read and set, and new ones come in minor releases (so it has no
+/// struct literal outside this crate).
+///
+/// ```
+/// use skyl::{ClientConfig, Provider};
+///
+/// let config = ClientConfig::new(Provider::OpenAiCompat)
+///     .with_base_url("http://127.0.0.1:11434/v1")
+///     .with_model("llama3.2")
+///     .with_api_key("ollama")
+///     .with_header("x-trace", "t-1");
+/// assert_eq!(config.model.as_deref(), Some("llama3.2"));
+/// ```
 #[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClientConfig {
     /// The wire format; `None` is an error at encode time.
     pub provider: Option<Provider>,
@@ -33,6 +49,49 @@ impl ClientConfig {
             provider: Some(provider),
             ..ClientConfig::default()
         }
+    }
+
+    /// With the API key (never shown by `Debug`).
+    #[must_use]
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// With a base URL in place of the provider's default.
+    #[must_use]
+    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// With the model used when a request names none.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// With one more header sent with every request (it replaces a header
+    /// skyl sets of the same name).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// With [`browser`](Self::browser) set.
+    #[must_use]
+    pub fn with_browser(mut self, browser: bool) -> Self {
+        self.browser = browser;
+        self
+    }
+
+    /// With [`include_usage`](Self::include_usage) set.
+    #[must_use]
+    pub fn with_include_usage(mut self, include: bool) -> Self {
+        self.include_usage = include;
+        self
     }
 }
 

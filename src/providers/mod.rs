@@ -62,8 +62,10 @@ macro_rules! providers {
         $variant:ident = $name:literal, feature $feature:literal,
         base_url $base_url:ident, adapter $adapter:path;
     )*) => {
-        /// Which wire format to speak.
+        /// Which wire format to speak. New providers come in minor
+        /// releases: a `match` needs a wildcard arm.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[non_exhaustive]
         pub enum Provider {
             $(
                 $(#[doc = $doc])*

@@ -166,7 +166,8 @@ async fn turn(page: &Page, client: &Client, request: &Request) -> Result<Respons
                 page.status(&format!("finish: {}", finish_name(&response)));
                 return Ok(*response);
             }
-            StreamEvent::Usage { .. } | StreamEvent::Warning { .. } => {}
+            // usage, warnings, and events added in later releases
+            _ => {}
         }
     }
     Err("the stream ended without a finish".into())
