@@ -7,7 +7,7 @@
 //! subclass in one place.
 
 pub(crate) mod boundary;
-pub(crate) mod driver;
+pub(crate) mod decisions;
 pub(crate) mod error_info;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod policy_js;
@@ -19,7 +19,7 @@ pub(crate) mod wasm;
 use serde_json::Value;
 
 pub use boundary::{boundary_version, expand_result, BoundaryStream};
-pub use driver::{interrupt, request_id, retry_delay};
+pub use decisions::{interrupt, request_id, retry_delay};
 
 use crate::error::Error;
 use crate::json::write::quoted;

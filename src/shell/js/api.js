@@ -12,7 +12,7 @@
 //   guard.js     ready(), wasmMemorySize(), and `call`: every call into the
 //                wasm, panics typed
 //   boundary.js  the format of what the wasm returns, and its decoder
-//   request.js   Run: one request's attempts, retries, timeouts, aborts
+//   run.js       Run: one request's attempts, retries, timeouts, aborts
 //   result.js    StreamResult: the stream's iterator and response()
 //   messages.js  toolResultMessage, toolErrorMessage
 //   client.js    Client and its options, decodeStream, validate*

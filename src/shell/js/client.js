@@ -19,7 +19,7 @@ import {
 import { InvalidRequestError, localError, makeError } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
-import { Run } from "./request.js";
+import { Run } from "./run.js";
 import { StreamResult } from "./result.js";
 
 /** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */

@@ -124,7 +124,7 @@ export function makeError(info, secret, cause) {
 /**
  * An ErrorInfo made on the JS side, not retryable: for what only JS can
  * see (options of the wrong JS type, the module's state, a stream read
- * twice). Transport errors are the core's (request.js).
+ * twice). Transport errors are the core's (run.js).
  */
 export const localError = (name, code, message, extra = {}) => ({
   name,

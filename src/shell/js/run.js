@@ -113,7 +113,7 @@ export class Run {
 
   /**
    * The core's answer to what interrupted the run (`what`: a timer, the
-   * connection, an abort; see `interrupt` in src/shell/driver.rs), with
+   * connection, an abort; see `interrupt` in src/shell/decisions.rs), with
    * whether an event was handed out: null when the body just ends, else
    * `{ error, stop }` (`stop`: the whole run ends, not just the attempt).
    */
