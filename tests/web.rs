@@ -372,7 +372,8 @@ async fn the_key_is_in_no_error() {
         .with_retry(quick_retries(0))
         .with_fetch(fetch);
     check(&client.stream(&ask("Hi")).response().await.unwrap_err());
-    // A key that fetch refuses as a header value.
+    // A key that fetch would refuse as a header value: refused by the
+    // core's header rule before anything is sent, naming the option.
     config.api_key = Some(format!("{KEY}\n€"));
     let e = Client::new(config)
         .stream(&ask("Hi"))
@@ -380,7 +381,7 @@ async fn the_key_is_in_no_error() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&e, Error::InvalidRequest { path, .. } if path == "headers.x-api-key"),
+        matches!(&e, Error::InvalidRequest { path, .. } if path == "apiKey"),
         "{e:?}"
     );
     check(&e);

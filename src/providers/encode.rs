@@ -23,6 +23,32 @@ pub(crate) struct EncodeInput<'a> {
     pub config: &'a ClientConfig,
 }
 
+/// Checks the key and the extra headers a request would carry, before
+/// anything is sent: a driver's `fetch` would refuse them only when
+/// sending, as if the network had failed. The error names the field
+/// (`apiKey`, `headers`, `headers.<name>`), never the key.
+pub(crate) fn check_headers(
+    api_key: Option<&str>,
+    headers: &[(String, String)],
+) -> Result<(), Error> {
+    if let Some(problem) = api_key.and_then(crate::http::header_value_problem) {
+        return Err(Error::invalid_request("apiKey", problem));
+    }
+    for (name, value) in headers {
+        if !crate::http::is_header_name(name) {
+            let shown = crate::json::write::quoted(name);
+            return Err(Error::invalid_request(
+                "headers",
+                format!("{shown} is not a header name"),
+            ));
+        }
+        if let Some(problem) = crate::http::header_value_problem(value) {
+            return Err(Error::invalid_request(format!("headers.{name}"), problem));
+        }
+    }
+    Ok(())
+}
+
 /// Joins a base URL and a path with exactly one `/`; a query string on the
 /// base (Azure's `?api-version=...`) stays at the end.
 pub(crate) fn join_url(base: &str, path: &str) -> String {
@@ -359,5 +385,57 @@ pub(crate) fn write_turns(
         for b in blocks {
             parts.json(&b.json);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key and headers fetch would refuse fail before anything is
+    /// sent, naming the field and the character's position, never the key.
+    #[test]
+    fn headers_fetch_would_refuse_are_refused_before_sending() {
+        let ok = |key: Option<&str>, headers: &[(&str, &str)]| {
+            let headers: Vec<(String, String)> = (headers.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            check_headers(key, &headers).map_err(|e| match e {
+                Error::InvalidRequest { path, message } => (path, message),
+                other => (String::new(), other.to_string()),
+            })
+        };
+        assert_eq!(
+            ok(Some(" sk-1\n"), &[("x-a", "b c"), ("X_Y.z~", "\té")]),
+            Ok(())
+        );
+        assert_eq!(ok(None, &[]), Ok(()));
+        let (path, message) = ok(Some("sk-secret\u{201C}x"), &[]).unwrap_err();
+        assert_eq!(path, "apiKey");
+        assert_eq!(
+            message,
+            "has a character that cannot be sent in an HTTP header (U+201C at position 10; a pasted quote or line break?)"
+        );
+        assert!(!message.contains("secret"));
+        // A unit above U+FFFF is named by its first UTF-16 unit, as JS does.
+        let (_, message) = ok(Some("a\u{1F600}"), &[]).unwrap_err();
+        assert!(message.contains("U+D83D at position 2"), "{message}");
+        for (name, value, want) in [
+            ("x a", "v", "headers"),
+            ("", "v", "headers"),
+            ("x-é", "v", "headers"),
+            ("x-a", "a\rb", "headers.x-a"),
+            ("x-a", "a\0", "headers.x-a"),
+        ] {
+            assert_eq!(
+                ok(None, &[(name, value)]).unwrap_err().0,
+                want,
+                "{name:?} {value:?}"
+            );
+        }
+        assert_eq!(
+            ok(None, &[("x a", "v")]).unwrap_err().1,
+            "\"x a\" is not a header name"
+        );
     }
 }

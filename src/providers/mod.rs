@@ -170,6 +170,7 @@ pub fn encode_request(
         .provider
         .ok_or_else(|| Error::invalid_request("provider", "no provider was given"))?;
     validate_request(request)?;
+    check_headers(config.api_key.as_deref(), &config.headers)?;
     let model = request
         .model
         .as_deref()

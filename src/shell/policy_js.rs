@@ -8,6 +8,7 @@
 //! `BLESS=1 cargo test --lib policy_js` rewrites it.
 
 use crate::error::Timeout;
+use crate::http::HEADER_NAME_SYMBOLS;
 use crate::json::write::quoted;
 use crate::policy::{MIN_SECRET_CHARS, REDACTED};
 use crate::providers::{Provider, BASE_URL_NEEDED};
@@ -75,6 +76,11 @@ fn render() -> String {
             "What replaces a secret in scrubbed text.",
             "REDACTED",
             quoted(REDACTED),
+        ),
+        (
+            "The characters a header name may have besides ASCII letters and digits (RFC 9110 `tchar`).",
+            "HEADER_NAME_SYMBOLS",
+            quoted(HEADER_NAME_SYMBOLS),
         ),
     ];
     for (doc, name, value) in consts {

@@ -79,3 +79,44 @@ test("before the module loads, options are checked and abort() sends nothing", a
   assert.ok(err instanceof api.ConnectionError, String(err));
   assert.equal(sent, 1);
 });
+
+test("a key or header fetch would refuse: the constructor's check is the core's", () => {
+  // The raw module, in a copy of its own (the package's instance stays as it is).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-headers-"));
+  for (const f of ["skyl_wasm.js", "skyl_wasm_bg.wasm"])
+    fs.copyFileSync(new URL(`../../pkg/${f}`, import.meta.url), path.join(dir, f));
+  return import(pathToFileURL(path.join(dir, "skyl_wasm.js")).href).then((glue) => {
+    glue.initSync({ module: fs.readFileSync(path.join(dir, "skyl_wasm_bg.wasm")) });
+    fs.rmSync(dir, { recursive: true, force: true });
+    const request = JSON.stringify({
+      messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
+    });
+    const cases = [
+      [" sk-1\n", { "x-a": "b c", "X_Y.z~": "\té" }, null],
+      ["sk-secret\u201cx", {}, "apiKey"],
+      ["a\u{1f600}", {}, "apiKey"],
+      [undefined, { "x a": "v" }, "headers"],
+      [undefined, { "x-é": "v" }, "headers"],
+      [undefined, { "x-a": "a\rb" }, "headers.x-a"],
+      [undefined, { "x-a": "a\0" }, "headers.x-a"],
+      [undefined, { "!#$%&'*+-.^_`|~": "v" }, null],
+    ];
+    for (const [apiKey, headers, want] of cases) {
+      let js = null;
+      try {
+        new skyl.Client({ provider: "openai", model: "m", apiKey, headers });
+      } catch (e) {
+        js = e.path;
+      }
+      const out = glue.encodeRequest(
+        JSON.stringify({ provider: "openai", model: "m", apiKey, headers }),
+        request,
+        false,
+      );
+      const core = out.startsWith('{"error"') ? JSON.parse(out).error : null;
+      assert.equal(js, want, JSON.stringify([apiKey, headers]));
+      assert.equal(core?.path ?? null, want, JSON.stringify([apiKey, headers]));
+      if (core && apiKey) assert.ok(!core.message.includes("secret"), core.message);
+    }
+  });
+});

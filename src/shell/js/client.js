@@ -14,6 +14,7 @@ import {
   BASE_URL_REQUIRED,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TOTAL_TIMEOUT_MS,
+  HEADER_NAME_SYMBOLS,
   PROVIDER_FEATURES,
 } from "./policy.js";
 import { InvalidRequestError, localError, makeError } from "./errors.js";
@@ -70,6 +71,9 @@ function headerValueProblem(value) {
   return `has a character that cannot be sent in an HTTP header (U+${code} at position ${bad.index + 1}; a pasted quote or line break?)`;
 }
 
+/** A header name: one or more of RFC 9110's `tchar` (the core's rule, from policy.js). */
+const HEADER_NAME = new RegExp(`^[0-9A-Za-z${HEADER_NAME_SYMBOLS.replace(/[\\\]^-]/g, "\\$&")}]+$`);
+
 function checkTimeout(name, v) {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v))
@@ -112,7 +116,7 @@ export class Client {
       if (problem) throw optionError("apiKey", problem);
     }
     for (const [name, value] of Object.entries(o.headers ?? {})) {
-      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
+      if (!HEADER_NAME.test(name))
         throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
       const problem = headerValueProblem(String(value));
       if (problem) throw optionError(`headers.${name}`, problem);

@@ -30,3 +30,6 @@ export const MIN_SECRET_CHARS = 4;
 
 /** What replaces a secret in scrubbed text. */
 export const REDACTED = "[redacted]";
+
+/** The characters a header name may have besides ASCII letters and digits (RFC 9110 `tchar`). */
+export const HEADER_NAME_SYMBOLS = "!#$%&'*+-.^_`|~";
