@@ -16,7 +16,7 @@ import crypto from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { skyl, startMock, collect, ask, TOOLS, sleep } from "../js/helpers.mjs";
+import { skyl, useMock, collect, ask, TOOLS, sleep } from "../js/helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -26,7 +26,7 @@ const MOCK_TOOL_TEXT = "Checking the weather.";
 
 let skipReason = null;
 let proxy = null;
-let mock = null;
+const mock = useMock();
 
 /** Runs a command; resolves with { code, stdout, stderr } (stderr is also shown as it comes). */
 function run(cmd, args, { timeoutMs }) {
@@ -146,7 +146,6 @@ before(
     }
     assert.equal(install.code, 0, `scripts/litellm.sh failed:\n${install.stderr}`);
     const bin = install.stdout.trim().split("\n").at(-1);
-    mock = await startMock();
     proxy = await startLiteLLM(bin, { upstream: `${mock.url}/v1` });
     process.stderr.write(`LiteLLM answered after ${proxy.startMs} ms at ${proxy.url}\n`);
   },
@@ -155,7 +154,6 @@ before(
 
 after(async () => {
   await proxy?.stop();
-  await mock?.close();
 });
 
 /** A test that skips with the install's reason where LiteLLM cannot be installed. */

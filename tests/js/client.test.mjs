@@ -1,16 +1,10 @@
 // The client against the mock provider: the tool loop in every wire format,
 // cancellation, retries, timeouts, errors and key safety.
-import { test, describe, before, after, beforeEach } from "node:test";
+import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask, TOOLS, eventually, baseURL } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask, TOOLS, eventually, baseURL } from "./helpers.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 beforeEach(() => mock.reset());
 
 const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];

@@ -3,18 +3,12 @@
 // as typed errors from both. The Responses group has its own expected
 // fields (tests/fixtures/conformance/README.md), checked as the Rust
 // harness does (tests/conformance/responses.rs).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 
 function checkResponse(r, want, id) {
   assert.equal(r.text, want.text, `${id}: text`);

@@ -1,10 +1,9 @@
 // Shared by the JS tests: the package under test and the mock provider.
-import { startMock } from "./mock-server.mjs";
 
 const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
 export const skyl = await import(entry);
 
-export { startMock };
+export { useMock } from "./use-mock.mjs";
 
 /** The base URL a client of `provider` uses against the mock. */
 export const baseURL = (mock, provider) =>

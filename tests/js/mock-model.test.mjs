@@ -3,9 +3,9 @@
 // it: the tools a question needs, in parallel, with arguments from its
 // words; an answer from the results; an honest reply without a tool;
 // structured output of the schema; an answer about an attached PDF.
-import { test, describe, before, after, beforeEach } from "node:test";
+import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { readPdf } from "./mock-model-files.mjs";
 import { planCalls } from "./mock-model-intents.mjs";
 import { modelTurn } from "./mock-model.mjs";
@@ -16,13 +16,7 @@ import { TOOLS, runTool } from "../../www/tools.js";
 const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KAMPALA = "What is the weather in Kampala, and convert 30 km to miles?";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 beforeEach(() => mock.reset());
 
 /** One streamed turn: {events, response, calls: [{name, args}]}. */

@@ -5,19 +5,13 @@
 // on every error path, and objects built from hostile provider JSON.
 // Bounded for the test command; scripts/reliability runs the full sizes and
 // reports the figures.
-import { test, describe, before, after } from "node:test";
+import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 
 const streamCases = listCases().filter((id) => readCase(id).stream);
 const strip = (events) => events;
