@@ -11,13 +11,7 @@ export const baseURL = (mock, provider) =>
     ? `${mock.url}/v1`
     : mock.url;
 
-export const TOOLS = [
-  {
-    name: "get_weather",
-    description: "Current weather for a city.",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  },
-];
+export { TOOLS } from "./fixtures.mjs";
 
 export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }];
 
