@@ -2,12 +2,21 @@
 // cancellation, retries, timeouts, errors and key safety.
 import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, useMock, client, collect, ask, TOOLS, eventually, baseURL } from "./helpers.mjs";
+import {
+  skyl,
+  useMock,
+  client,
+  collect,
+  ask,
+  PROVIDERS,
+  TOOLS,
+  eventually,
+  baseURL,
+} from "./helpers.mjs";
 
 const mock = useMock();
 beforeEach(() => mock.reset());
 
-const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KEY = "sk-test-SECRET-key-9f8e7d6c";
 
 describe("tool loop", () => {

@@ -1,17 +1,15 @@
 // Shared by the JS tests: the package under test and the mock provider.
+import { ENTRIES } from "./fixtures.mjs";
 
 const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
 export const skyl = await import(entry);
 
 export { useMock } from "./use-mock.mjs";
+export { PROVIDERS, TOOLS } from "./fixtures.mjs";
 
-/** The base URL a client of `provider` uses against the mock. */
+/** The base URL a client of `provider` uses against the mock: /v1 for the OpenAI adapter's. */
 export const baseURL = (mock, provider) =>
-  provider === "openai" || provider === "openaicompat" || provider === "responses"
-    ? `${mock.url}/v1`
-    : mock.url;
-
-export { TOOLS } from "./fixtures.mjs";
+  ENTRIES.openai.includes(provider) ? `${mock.url}/v1` : mock.url;
 
 export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }];
 

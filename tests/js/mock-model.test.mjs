@@ -5,7 +5,7 @@
 // structured output of the schema; an answer about an attached PDF.
 import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask, PROVIDERS } from "./helpers.mjs";
 import { readPdf } from "./mock-model-files.mjs";
 import { planCalls } from "./mock-model-intents.mjs";
 import { modelTurn } from "./mock-model.mjs";
@@ -13,7 +13,6 @@ import { readRequest } from "./mock-requests.mjs";
 import { makePdf } from "../../www/examples.js";
 import { TOOLS, runTool } from "../../www/tools.js";
 
-const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KAMPALA = "What is the weather in Kampala, and convert 30 km to miles?";
 
 const mock = useMock();

@@ -13,6 +13,7 @@ import { execFileSync, execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { launchChromium, watchErrors } from "../js/chromium.mjs";
+import { ENTRIES, PROVIDERS } from "../js/fixtures.mjs";
 
 export { useMock } from "../js/use-mock.mjs";
 
@@ -20,14 +21,11 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const artifacts = path.join(root, "target/test-artifacts");
 fs.mkdirSync(artifacts, { recursive: true });
 
-export const ALL = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
+/** Every provider. */
+export const ALL = PROVIDERS;
 
 /** The one-adapter entries and the providers each speaks. */
-export const ENTRIES = {
-  openai: ["openai", "openaicompat", "responses"],
-  anthropic: ["anthropic"],
-  gemini: ["gemini"],
-};
+export { ENTRIES };
 
 // The mock runs in the test's process: children that call it must not block
 // it, hence the promisified execFile.
