@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
+import { prng } from "../../bench/content.mjs";
 
 const mock = useMock();
 
@@ -38,17 +39,6 @@ function rechunking(next) {
       },
     });
     return new Response(body, { status: res.status, headers: res.headers });
-  };
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
