@@ -16,7 +16,7 @@ import crypto from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { skyl, useMock, collect, ask, TOOLS, sleep } from "../js/helpers.mjs";
+import { skyl, useMock, collect, ask, answerCalls, TOOLS, sleep } from "../js/helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -245,8 +245,8 @@ it("openaicompat: complete() tool loop with LiteLLM's mock_tool_calls", async ()
 
   // The second turn: the call and its result, replayed through JSON, to the
   // text mock. LiteLLM validates the history before it answers.
-  const history = JSON.parse(JSON.stringify([...messages, first.message]));
-  history.push(skyl.toolResultMessage(first.toolCalls[0].id, { temp: 21 }));
+  const history = [...messages];
+  answerCalls(history, first, () => ({ temp: 21 }));
   const final = await client.complete({ model: "mock-text", messages: history, tools: TOOLS });
   assert.equal(final.text, MOCK_TEXT);
   assert.equal(final.finishReason, "stop");
@@ -287,9 +287,8 @@ it("openaicompat: streamed tool loop through LiteLLM to an upstream server", asy
   assert.equal(first.response.finishReason, "tool_calls");
   assert.equal(first.response.text, "Let me look that up.");
 
-  const history = JSON.parse(JSON.stringify([...messages, first.response.message]));
-  for (const call of first.response.toolCalls)
-    history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+  const history = [...messages];
+  answerCalls(history, first.response, () => ({ temp: 21 }));
   const final = await collect(client.stream({ messages: history, tools: TOOLS }));
   assert.ifError(final.error);
   // The upstream mock answers from the result it was relayed.
@@ -373,9 +372,8 @@ it("anthropic: streamed tool loop through LiteLLM's translation to an upstream s
   assert.equal(first.response.rawFinishReason, "tool_use");
   assert.equal(first.response.text, "Let me look that up.");
 
-  const history = JSON.parse(JSON.stringify([...messages, first.response.message]));
-  for (const call of first.response.toolCalls)
-    history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+  const history = [...messages];
+  answerCalls(history, first.response, () => ({ temp: 21 }));
   const final = await collect(client.stream({ messages: history, tools: TOOLS }));
   assert.ifError(final.error);
   // The upstream mock answers from the result it was relayed.

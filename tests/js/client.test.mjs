@@ -8,6 +8,7 @@ import {
   client,
   collect,
   ask,
+  answerCalls,
   PROVIDERS,
   TOOLS,
   eventually,
@@ -49,9 +50,8 @@ describe("tool loop", () => {
 
       // Replay through JSON, as an app that stores its history would (with
       // the reasoning and its signature, where the format has them).
-      const history = JSON.parse(JSON.stringify([...messages, response.message]));
-      for (const call of response.toolCalls)
-        history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+      const history = [...messages];
+      answerCalls(history, response, () => ({ temp: 21 }));
       const final = await collect(c.stream({ messages: history, tools: TOOLS }));
       assert.ifError(final.error);
       // The answer is from the result sent back, for the city the call named.

@@ -13,6 +13,29 @@ export const baseURL = (mock, provider) =>
 
 export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }];
 
+/**
+ * One step of a tool loop: appends the assistant's turn `response` to
+ * `messages` (through JSON, as an app that stores its history would keep
+ * it), then the answer to each of its calls: a tool result with what
+ * `run(call)` returns, or a tool error where it throws. Returns what each
+ * call gave (its result, or the error).
+ */
+export function answerCalls(messages, response, run) {
+  messages.push(JSON.parse(JSON.stringify(response.message)));
+  const results = [];
+  for (const call of response.toolCalls) {
+    try {
+      const r = run(call);
+      results.push(r);
+      messages.push(skyl.toolResultMessage(call.id, r));
+    } catch (e) {
+      results.push(e);
+      messages.push(skyl.toolErrorMessage(call.id, e));
+    }
+  }
+  return results;
+}
+
 /** A client against the mock; `mock` options become x-mock-* headers. */
 export function client(mock, provider, { mockOptions = {}, ...options } = {}) {
   const headers = {};

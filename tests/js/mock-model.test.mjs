@@ -5,7 +5,7 @@
 // structured output of the schema; an answer about an attached PDF.
 import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, useMock, client, collect, ask, PROVIDERS } from "./helpers.mjs";
+import { useMock, client, collect, ask, answerCalls, PROVIDERS } from "./helpers.mjs";
 import { readPdf } from "./mock-model-files.mjs";
 import { planCalls } from "./mock-model-intents.mjs";
 import { modelTurn } from "./mock-model.mjs";
@@ -29,21 +29,8 @@ async function turn(c, messages, extra = {}) {
 }
 
 /** Runs the calls of `response` with the demo's tools and appends the results. */
-function runCalls(messages, response) {
-  messages.push(JSON.parse(JSON.stringify(response.message)));
-  const results = [];
-  for (const call of response.toolCalls) {
-    try {
-      const r = runTool(call.name, JSON.parse(call.arguments));
-      results.push(r);
-      messages.push(skyl.toolResultMessage(call.id, r));
-    } catch (e) {
-      results.push(e);
-      messages.push(skyl.toolErrorMessage(call.id, e));
-    }
-  }
-  return results;
-}
+const runCalls = (messages, response) =>
+  answerCalls(messages, response, (call) => runTool(call.name, JSON.parse(call.arguments)));
 
 describe("the question decides the calls, and the results the answer", () => {
   for (const provider of PROVIDERS) {
