@@ -2,7 +2,7 @@
 // into a scratch project, in each server runtime: Node (import, and
 // require() where Node can require an ES module), Deno, Bun, and a Worker in
 // workerd (wrangler dev, local). Each runs a streamed tool loop against the
-// loopback mock for all five providers, and through each one-adapter entry
+// loopback mock for every provider, and through each one-adapter entry
 // for its own (tests/pkg/app/), and the test checks what it assembled. The
 // browser builds are in bundlers.test.mjs.
 import { test } from "node:test";
@@ -46,11 +46,12 @@ async function runApp(command, args, env = {}) {
  * checks both.
  */
 async function checkApps(runtime, command, args = [], env = {}, esmOnly = false) {
-  const out = await runApp(command, [...args, "server.js", mock.url], env);
+  const entries = Object.keys(ENTRIES);
+  const out = await runApp(command, [...args, "server.js", mock.url, ...entries], env);
   checkResults(out.all, runtime);
   checkEntries(out.entries, runtime);
   if (esmOnly) return;
-  const cjs = await runApp(command, [...args, "require.cjs", mock.url], env);
+  const cjs = await runApp(command, [...args, "require.cjs", mock.url, ...entries], env);
   assert.ok(!cjs.refused, `${runtime}: require("skyl") refused: ${cjs.refused?.message}`);
   checkResults(cjs.all, `${runtime} require()`);
   checkEntries(cjs.entries, `${runtime} require()`);
