@@ -7,6 +7,11 @@ const WORDS =
     " ",
   );
 
+/**
+ * A small deterministic PRNG (mulberry32): the one the bench's generated
+ * streams and the JS tests' random chunking (tests/js/reliability.test.mjs)
+ * draw from. A function returning floats in [0, 1).
+ */
 export function prng(seed) {
   return () => {
     seed |= 0;

@@ -10,13 +10,13 @@
 // process as in run.mjs; the figures are medians over rounds.
 //   node bench/driver.mjs [rounds=3] [wire ...]
 // scripts/bench builds what it needs (pkg/, bench/web-driver/pkg/).
-import { makeInput } from "./inputs.mjs";
+import { makeInput, WIRES } from "./inputs.mjs";
 import { hasWebDriver, WEB_DRIVER } from "./libs.mjs";
 import { childRun, median } from "./spawn.mjs";
 
 const [roundsArg, ...wireArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg ?? 3);
-const wires = wireArgs.length ? wireArgs : ["openai", "anthropic", "gemini", "responses"];
+const wires = wireArgs.length ? wireArgs : WIRES;
 const LIBS = [
   "drain floor",
   "minimal-js",

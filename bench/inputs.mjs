@@ -9,6 +9,7 @@
 //   replay: a recorded stream, its text deltas repeated (bench/replay.mjs)
 // Each comes with what a correct client assembles (text, calls), and is
 // delivered either in 1-4 KB chunks or one SSE event per chunk.
+import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 import { content, prng } from "./content.mjs";
 import { realFrames } from "./real.mjs";
 import { replayFrames } from "./replay.mjs";
@@ -125,7 +126,7 @@ function frames(wire, kind) {
     return { frames: out, c };
   }
   if (wire === "responses") return { frames: responsesFrames(c), c };
-  // gemini
+  if (wire !== "gemini") throw new Error(`bench/inputs.mjs: no generated frames for ${wire}`);
   const frame = (parts, extra = {}) => ({
     candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
     usageMetadata: { promptTokenCount: 100, totalTokenCount: 100 },
@@ -200,6 +201,9 @@ export function fakeFetch(chunks, contentType = "text/event-stream") {
   };
 }
 
-export const WIRES = ["openai", "anthropic", "gemini", "responses"];
+/** Providers that speak another's wire format: openaicompat speaks Chat Completions. */
+const SAME_WIRE = { openaicompat: "openai" };
+/** Each wire format once, from the providers the core generates (src/shell/js/policy.js). */
+export const WIRES = Object.keys(PROVIDER_FEATURES).filter((p) => !Object.hasOwn(SAME_WIRE, p));
 export const KINDS = ["chat", "tools", "big", "chat-real", "tools-real", "big-real", "replay"];
 export const DELIVERIES = ["chunks", "event"];

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { fakeFetch } from "./inputs.mjs";
+import { fakeFetch, WIRES } from "./inputs.mjs";
 
 /** The built package skyl's rows load: $SKYL_PKG, else ../pkg. */
 export const SKYL_PKG = process.env.SKYL_PKG
@@ -28,7 +28,7 @@ const MODEL = {
   gemini: "gemini-bench",
   responses: "gpt-bench",
 };
-const ALL = ["openai", "anthropic", "gemini", "responses"];
+const ALL = WIRES;
 
 export const LIBRARIES = {
   skyl: { wires: ALL, load: loadSkyl },

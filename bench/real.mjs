@@ -11,6 +11,7 @@ export function realFrames(wire, kind) {
   if (wire === "openai") return openai(content(kind, python));
   if (wire === "anthropic") return anthropic(content(kind, python));
   if (wire === "gemini") return gemini(content(kind, compact));
+  if (wire !== "responses") throw new Error(`bench/real.mjs: no real-shaped frames for ${wire}`);
   const c = content(kind, compact);
   return { frames: responsesFrames(c, true), c };
 }

@@ -58,6 +58,7 @@ function textOf(wire, f) {
  */
 export function replayFrames(wire) {
   const name = REPLAYED[wire];
+  if (!name) throw new Error(`bench/replay.mjs: no recording replayed for ${wire}`);
   const body = fs.readFileSync(path.join(FIXTURES, `${name}.sse`), "utf8");
   const expected = JSON.parse(
     fs.readFileSync(path.join(FIXTURES, `${name}.expected.json`), "utf8"),

@@ -7,7 +7,7 @@
 // provider when its key is in the environment (OPENAI_API_KEY for openai and
 // responses, ANTHROPIC_API_KEY, GEMINI_API_KEY).
 //   node examples/terminal.mjs [provider ...] [--ask "a question"]
-import { Client, toolErrorMessage, toolResultMessage } from "../pkg/node.js";
+import { Client, PROVIDERS, toolErrorMessage, toolResultMessage } from "../pkg/node.js";
 import { TOOLS, runTool } from "../www/tools.js";
 
 const MOCK = process.env.MOCK_URL ?? "http://127.0.0.1:8788";
@@ -24,6 +24,10 @@ const QUESTIONS = {
   gemini: ["What is the weather in New York, and convert 5 kg to pounds?", "Tell me a joke"],
   responses: ["Convert 10 km to miles and 3 m to feet", "Is it raining in São Paulo?"],
 };
+// Every provider the package speaks needs its questions here.
+const unasked = PROVIDERS.filter((p) => !Object.hasOwn(QUESTIONS, p));
+if (unasked.length)
+  throw new Error(`examples/terminal.mjs: no questions for ${unasked.join(", ")}`);
 const dim = (s) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
@@ -97,7 +101,7 @@ const args = process.argv.slice(2);
 const ask = args.indexOf("--ask");
 const question = ask >= 0 ? args[ask + 1] : null;
 const wanted = ask >= 0 ? args.filter((_, i) => i !== ask && i !== ask + 1) : args;
-for (const p of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
+for (const p of PROVIDERS) {
   if (wanted.length === 0 || wanted.includes(p))
     await conversation(p, question ? [question] : QUESTIONS[p]);
 }

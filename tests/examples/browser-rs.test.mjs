@@ -8,13 +8,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startMock } from "../js/mock-server.mjs";
+import { useMock } from "../js/use-mock.mjs";
 import { launchChromium, watchErrors } from "../js/chromium.mjs";
 import { root, artifacts, serve } from "../pkg/helpers.mjs";
 
 const dir = path.join(root, "examples/browser-rs");
 
-let mock;
+const mock = useMock();
 let site;
 let context;
 let profile;
@@ -24,7 +24,6 @@ before(async () => {
     fs.existsSync(path.join(dir, "pkg/skyl_example_browser_rs_bg.wasm")),
     "build the page first: scripts/test does (cargo build, then wasm-bindgen into examples/browser-rs/pkg)",
   );
-  mock = await startMock();
   site = await serve(dir);
   profile = fs.mkdtempSync(path.join(os.tmpdir(), "skyl-browser-rs-"));
   context = await launchChromium(profile, { viewport: { width: 800, height: 700 } });
@@ -33,7 +32,6 @@ before(async () => {
 after(async () => {
   await context?.close();
   await new Promise((r) => (site ? site.close(r) : r()));
-  await mock?.close();
   if (profile) fs.rmSync(profile, { recursive: true, force: true });
 });
 

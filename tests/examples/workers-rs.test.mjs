@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { startMock } from "../js/mock-server.mjs";
+import { useMock } from "../js/use-mock.mjs";
 import { startWorker } from "../../www/worker/start.mjs";
 import { root, freePort } from "../pkg/helpers.mjs";
 
@@ -15,7 +15,7 @@ const QUESTION = {
   messages: [{ role: "user", parts: [{ type: "text", text: "What is the weather in Paris?" }] }],
 };
 
-let mock;
+const mock = useMock();
 let worker;
 
 before(async () => {
@@ -23,7 +23,6 @@ before(async () => {
     fs.existsSync(path.join(dir, "build/index.js")),
     "build the Worker first: scripts/test does (worker-build --release in examples/workers-rs)",
   );
-  mock = await startMock();
   // The mock writes each answer in 48-byte pieces 15 ms apart, so that a
   // turn takes a while and its events come in many chunks.
   worker = await startWorker({
@@ -37,7 +36,6 @@ before(async () => {
 
 after(async () => {
   worker?.stop();
-  await mock?.close();
 });
 
 const chat = (signal) =>

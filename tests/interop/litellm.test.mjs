@@ -16,7 +16,7 @@ import crypto from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { skyl, startMock, collect, ask, TOOLS, sleep } from "../js/helpers.mjs";
+import { skyl, useMock, collect, ask, answerCalls, TOOLS, sleep } from "../js/helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -26,7 +26,7 @@ const MOCK_TOOL_TEXT = "Checking the weather.";
 
 let skipReason = null;
 let proxy = null;
-let mock = null;
+const mock = useMock();
 
 /** Runs a command; resolves with { code, stdout, stderr } (stderr is also shown as it comes). */
 function run(cmd, args, { timeoutMs }) {
@@ -146,7 +146,6 @@ before(
     }
     assert.equal(install.code, 0, `scripts/litellm.sh failed:\n${install.stderr}`);
     const bin = install.stdout.trim().split("\n").at(-1);
-    mock = await startMock();
     proxy = await startLiteLLM(bin, { upstream: `${mock.url}/v1` });
     process.stderr.write(`LiteLLM answered after ${proxy.startMs} ms at ${proxy.url}\n`);
   },
@@ -155,7 +154,6 @@ before(
 
 after(async () => {
   await proxy?.stop();
-  await mock?.close();
 });
 
 /** A test that skips with the install's reason where LiteLLM cannot be installed. */
@@ -247,8 +245,8 @@ it("openaicompat: complete() tool loop with LiteLLM's mock_tool_calls", async ()
 
   // The second turn: the call and its result, replayed through JSON, to the
   // text mock. LiteLLM validates the history before it answers.
-  const history = JSON.parse(JSON.stringify([...messages, first.message]));
-  history.push(skyl.toolResultMessage(first.toolCalls[0].id, { temp: 21 }));
+  const history = [...messages];
+  answerCalls(history, first, () => ({ temp: 21 }));
   const final = await client.complete({ model: "mock-text", messages: history, tools: TOOLS });
   assert.equal(final.text, MOCK_TEXT);
   assert.equal(final.finishReason, "stop");
@@ -276,12 +274,20 @@ it("openaicompat: stream() with mock_tool_calls (LiteLLM's streamed mock drops t
   assert.equal(seen.length, 1);
 });
 
-it("openaicompat: streamed tool loop through LiteLLM to an upstream server", async () => {
+/**
+ * skyl's streamed tool loop with `provider` through LiteLLM's `relay` model
+ * to the project's mock: the first turn streams one get_weather call for
+ * Paris, once whole, the second answers from the result, and the upstream
+ * got the call and its result, relayed by LiteLLM. `checkFirst(first,
+ * seen)` checks what the endpoint adds to the first turn.
+ */
+async function relayLoop(provider, checkFirst = () => {}) {
   mock.reset();
-  const { client, seen } = through("openaicompat", "relay");
+  const { client, seen } = through(provider, "relay");
   const messages = ask("What is the weather in Paris?");
   const first = await collect(client.stream({ messages, tools: TOOLS }));
   assert.ifError(first.error);
+  checkFirst(first, seen);
   const calls = first.events.filter((e) => e.type === "tool_call");
   assert.equal(calls.length, 1, "one tool_call event, once whole");
   assert.equal(calls[0].call.name, "get_weather");
@@ -289,9 +295,8 @@ it("openaicompat: streamed tool loop through LiteLLM to an upstream server", asy
   assert.equal(first.response.finishReason, "tool_calls");
   assert.equal(first.response.text, "Let me look that up.");
 
-  const history = JSON.parse(JSON.stringify([...messages, first.response.message]));
-  for (const call of first.response.toolCalls)
-    history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+  const history = [...messages];
+  answerCalls(history, first.response, () => ({ temp: 21 }));
   const final = await collect(client.stream({ messages: history, tools: TOOLS }));
   assert.ifError(final.error);
   // The upstream mock answers from the result it was relayed.
@@ -304,7 +309,10 @@ it("openaicompat: streamed tool loop through LiteLLM to an upstream server", asy
   const tool = sent.messages.find((m) => m.role === "tool");
   assert.equal(tool.tool_call_id, calls[0].call.id);
   assert.match(String(tool.content), /temp/);
-});
+}
+
+it("openaicompat: streamed tool loop through LiteLLM to an upstream server", () =>
+  relayLoop("openaicompat"));
 
 // ------------------------------------------------ anthropic, /v1/messages
 
@@ -358,38 +366,13 @@ it("anthropic: mock_tool_calls on /v1/messages (LiteLLM's mock ignores them)", a
   }
 });
 
-it("anthropic: streamed tool loop through LiteLLM's translation to an upstream server", async () => {
+it("anthropic: streamed tool loop through LiteLLM's translation to an upstream server", () =>
   // LiteLLM turns the Messages request into a Chat Completions one for the
   // upstream, and the upstream's stream into Anthropic's SSE events.
-  mock.reset();
-  const { client, seen } = through("anthropic", "relay");
-  const messages = ask("What is the weather in Paris?");
-  const first = await collect(client.stream({ messages, tools: TOOLS }));
-  assert.ifError(first.error);
-  assert.match(seen[0].type, /^text\/event-stream/);
-  const calls = first.events.filter((e) => e.type === "tool_call");
-  assert.equal(calls.length, 1, "one tool_call event, once whole");
-  assert.equal(calls[0].call.name, "get_weather");
-  assert.deepEqual(JSON.parse(calls[0].call.arguments), { city: "Paris" });
-  assert.equal(first.response.finishReason, "tool_calls");
-  assert.equal(first.response.rawFinishReason, "tool_use");
-  assert.equal(first.response.text, "Let me look that up.");
-
-  const history = JSON.parse(JSON.stringify([...messages, first.response.message]));
-  for (const call of first.response.toolCalls)
-    history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
-  const final = await collect(client.stream({ messages: history, tools: TOOLS }));
-  assert.ifError(final.error);
-  // The upstream mock answers from the result it was relayed.
-  assert.equal(final.response.text, "It is 21 °C in Paris.");
-  assert.equal(final.response.finishReason, "stop");
-  assert.equal(seen.length, 2);
-
-  const sent = mock.requests.filter((r) => r.path === "/v1/chat/completions").at(-1).body;
-  const tool = sent.messages.find((m) => m.role === "tool");
-  assert.equal(tool.tool_call_id, calls[0].call.id);
-  assert.match(String(tool.content), /temp/);
-});
+  relayLoop("anthropic", (first, seen) => {
+    assert.match(seen[0].type, /^text\/event-stream/);
+    assert.equal(first.response.rawFinishReason, "tool_use");
+  }));
 
 // ------------------------------------------------ responses, /v1/responses
 

@@ -43,15 +43,13 @@ async function decode(provider, chunks) {
   return { events: JSON.parse(JSON.stringify(events)), error };
 }
 
-const providerOf = (adapter) => (adapter === "openaicompat" ? "openaicompat" : adapter);
-
 test("every recorded stream gives the same events one event per chunk as whole", async () => {
   let streams = 0;
   let texts = 0;
   for (const id of listCases()) {
     const { body, stream } = readCase(id);
     if (!stream) continue;
-    const provider = providerOf(id.split("/")[0]);
+    const provider = id.split("/")[0];
     const one = await decode(provider, eventsOf(body));
     const whole = await decode(provider, [body]);
     assert.deepEqual(one, whole, id);

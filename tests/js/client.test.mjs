@@ -1,19 +1,23 @@
 // The client against the mock provider: the tool loop in every wire format,
 // cancellation, retries, timeouts, errors and key safety.
-import { test, describe, before, after, beforeEach } from "node:test";
+import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask, TOOLS, eventually, baseURL } from "./helpers.mjs";
+import {
+  skyl,
+  useMock,
+  client,
+  collect,
+  ask,
+  answerCalls,
+  PROVIDERS,
+  TOOLS,
+  eventually,
+  baseURL,
+} from "./helpers.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 beforeEach(() => mock.reset());
 
-const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KEY = "sk-test-SECRET-key-9f8e7d6c";
 
 describe("tool loop", () => {
@@ -46,9 +50,8 @@ describe("tool loop", () => {
 
       // Replay through JSON, as an app that stores its history would (with
       // the reasoning and its signature, where the format has them).
-      const history = JSON.parse(JSON.stringify([...messages, response.message]));
-      for (const call of response.toolCalls)
-        history.push(skyl.toolResultMessage(call.id, { temp: 21 }));
+      const history = [...messages];
+      answerCalls(history, response, () => ({ temp: 21 }));
       const final = await collect(c.stream({ messages: history, tools: TOOLS }));
       assert.ifError(final.error);
       // The answer is from the result sent back, for the city the call named.

@@ -3,18 +3,12 @@
 // as typed errors from both. The Responses group has its own expected
 // fields (tests/fixtures/conformance/README.md), checked as the Rust
 // harness does (tests/conformance/responses.rs).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 
 function checkResponse(r, want, id) {
   assert.equal(r.text, want.text, `${id}: text`);
@@ -233,24 +227,35 @@ async function responsesCase(c, want, id) {
     assert.ifError(result.error);
     checkResponses(result.response, want, id);
   } else {
-    for (const call of [
-      () => c.complete({ messages: ask("hi") }),
-      async () => {
-        for await (const _ of c.stream({ messages: ask("hi") }));
-      },
-    ]) {
-      const err = await call().then(
-        () => null,
-        (e) => e,
-      );
-      assert.ok(err instanceof skyl.APIError, `${id}: ${err}`);
-      assert.equal(err.status, want.http_status);
-      assert.equal(err.providerType, want.error.type);
-      assert.equal(err.message, want.error.message);
+    await checkAPIError(c, want, id, (err) => {
       if (want.error.code != null) assert.equal(err.providerCode, String(want.error.code));
       if (typeof want.error.param === "string") assert.equal(err.param, want.error.param);
-      assert.ok(err.requestId?.startsWith("req_mock_"), "request id from the response header");
-    }
+    });
+  }
+}
+
+/**
+ * An error case: complete() and stream() each fail with the APIError the
+ * case records (status, provider type, message, the mock's request id);
+ * `more(err)` checks what else the case's group records.
+ */
+async function checkAPIError(c, want, id, more = () => {}) {
+  for (const call of [
+    () => c.complete({ messages: ask("hi") }),
+    async () => {
+      for await (const _ of c.stream({ messages: ask("hi") }));
+    },
+  ]) {
+    const err = await call().then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(err instanceof skyl.APIError, `${id}: ${err}`);
+    assert.equal(err.status, want.http_status);
+    assert.equal(err.providerType, want.error.type);
+    assert.equal(err.message, want.error.message);
+    more(err);
+    assert.ok(err.requestId?.startsWith("req_mock_"), "request id from the response header");
   }
 }
 
@@ -279,37 +284,13 @@ for (const id of listCases()) {
       }
       assert.ifError(error);
       checkResponse(response, want, id);
-      const text = events
-        .filter((e) => e.type === "text")
-        .map((e) => e.text)
-        .join("");
-      assert.equal(text, want.text, `${id}: text events`);
-      const calls = events.filter((e) => e.type === "tool_call").map((e) => e.call);
-      assert.deepEqual(calls, response.toolCalls, `${id}: tool_call events`);
+      // The text events join to the response's text, which is the case's.
+      checkEvents(events, response, id);
       assert.equal(events.at(-1).type, "finish");
-      assert.ok(
-        events.every((e) => typeof e.raw === "string"),
-        `${id}: raw on every event`,
-      );
     } else if (want.kind === "response") {
       checkResponse(await c.complete({ messages: ask("hi") }), want, id);
     } else {
-      for (const call of [
-        () => c.complete({ messages: ask("hi") }),
-        async () => {
-          for await (const _ of c.stream({ messages: ask("hi") }));
-        },
-      ]) {
-        const err = await call().then(
-          () => null,
-          (e) => e,
-        );
-        assert.ok(err instanceof skyl.APIError, `${id}: ${err}`);
-        assert.equal(err.status, want.http_status);
-        assert.equal(err.providerType, want.error.type);
-        assert.equal(err.message, want.error.message);
-        assert.ok(err.requestId?.startsWith("req_mock_"), "request id from the response header");
-      }
+      await checkAPIError(c, want, id);
     }
   });
 }

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { ENTRIES } from "./fixtures.mjs";
 
 const pkg = new URL("../../pkg/", import.meta.url);
 const request = JSON.stringify({
@@ -12,16 +13,18 @@ const request = JSON.stringify({
 const config = (provider) =>
   JSON.stringify({ provider, model: "m", baseURL: "http://127.0.0.1:9/v1" });
 
-for (const [sub, built, other] of [
-  ["openai", "openaicompat", "anthropic"],
-  ["anthropic", "anthropic", "gemini"],
-  ["gemini", "gemini", "openai"],
-]) {
-  test(`skyl/${sub}'s wasm encodes for ${built} and refuses ${other}`, async () => {
+// Each entry against the first provider of the next entry (the last against
+// the first's): one it was built without.
+const entries = Object.entries(ENTRIES);
+for (const [i, [sub, built]] of entries.entries()) {
+  const other = entries[(i + 1) % entries.length][1][0];
+  test(`skyl/${sub}'s wasm encodes for ${built.join(", ")} and refuses ${other}`, async () => {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
     wasm.initSync({ module: readFileSync(new URL(`${sub}/skyl_wasm_bg.wasm`, pkg)) });
-    const ok = wasm.encodeRequest(config(built), request, true);
-    assert.ok(ok.startsWith('{"ok":'), ok.slice(0, 200));
+    for (const provider of built) {
+      const ok = wasm.encodeRequest(config(provider), request, true);
+      assert.ok(ok.startsWith('{"ok":'), `${provider}: ${ok.slice(0, 200)}`);
+    }
     const refused = JSON.parse(wasm.encodeRequest(config(other), request, true));
     assert.equal(refused.error.name, "InvalidRequestError");
     assert.equal(refused.error.path, "provider");

@@ -1,26 +1,40 @@
 // Shared by the JS tests: the package under test and the mock provider.
-import { startMock } from "./mock-server.mjs";
+import { ENTRIES } from "./fixtures.mjs";
 
 const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
 export const skyl = await import(entry);
 
-export { startMock };
+export { useMock } from "./use-mock.mjs";
+export { PROVIDERS, TOOLS } from "./fixtures.mjs";
 
-/** The base URL a client of `provider` uses against the mock. */
+/** The base URL a client of `provider` uses against the mock: /v1 for the OpenAI adapter's. */
 export const baseURL = (mock, provider) =>
-  provider === "openai" || provider === "openaicompat" || provider === "responses"
-    ? `${mock.url}/v1`
-    : mock.url;
-
-export const TOOLS = [
-  {
-    name: "get_weather",
-    description: "Current weather for a city.",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  },
-];
+  ENTRIES.openai.includes(provider) ? `${mock.url}/v1` : mock.url;
 
 export const ask = (text) => [{ role: "user", parts: [{ type: "text", text }] }];
+
+/**
+ * One step of a tool loop: appends the assistant's turn `response` to
+ * `messages` (through JSON, as an app that stores its history would keep
+ * it), then the answer to each of its calls: a tool result with what
+ * `run(call)` returns, or a tool error where it throws. Returns what each
+ * call gave (its result, or the error).
+ */
+export function answerCalls(messages, response, run) {
+  messages.push(JSON.parse(JSON.stringify(response.message)));
+  const results = [];
+  for (const call of response.toolCalls) {
+    try {
+      const r = run(call);
+      results.push(r);
+      messages.push(skyl.toolResultMessage(call.id, r));
+    } catch (e) {
+      results.push(e);
+      messages.push(skyl.toolErrorMessage(call.id, e));
+    }
+  }
+  return results;
+}
 
 /** A client against the mock; `mock` options become x-mock-* headers. */
 export function client(mock, provider, { mockOptions = {}, ...options } = {}) {

@@ -3,9 +3,9 @@
 // it: the tools a question needs, in parallel, with arguments from its
 // words; an answer from the results; an honest reply without a tool;
 // structured output of the schema; an answer about an attached PDF.
-import { test, describe, before, after, beforeEach } from "node:test";
+import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { useMock, client, collect, ask, answerCalls, PROVIDERS } from "./helpers.mjs";
 import { readPdf } from "./mock-model-files.mjs";
 import { planCalls } from "./mock-model-intents.mjs";
 import { modelTurn } from "./mock-model.mjs";
@@ -13,16 +13,9 @@ import { readRequest } from "./mock-requests.mjs";
 import { makePdf } from "../../www/examples.js";
 import { TOOLS, runTool } from "../../www/tools.js";
 
-const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 const KAMPALA = "What is the weather in Kampala, and convert 30 km to miles?";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 beforeEach(() => mock.reset());
 
 /** One streamed turn: {events, response, calls: [{name, args}]}. */
@@ -36,21 +29,8 @@ async function turn(c, messages, extra = {}) {
 }
 
 /** Runs the calls of `response` with the demo's tools and appends the results. */
-function runCalls(messages, response) {
-  messages.push(JSON.parse(JSON.stringify(response.message)));
-  const results = [];
-  for (const call of response.toolCalls) {
-    try {
-      const r = runTool(call.name, JSON.parse(call.arguments));
-      results.push(r);
-      messages.push(skyl.toolResultMessage(call.id, r));
-    } catch (e) {
-      results.push(e);
-      messages.push(skyl.toolErrorMessage(call.id, e));
-    }
-  }
-  return results;
-}
+const runCalls = (messages, response) =>
+  answerCalls(messages, response, (call) => runTool(call.name, JSON.parse(call.arguments)));
 
 describe("the question decides the calls, and the results the answer", () => {
   for (const provider of PROVIDERS) {

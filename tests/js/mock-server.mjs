@@ -65,6 +65,7 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PROVIDERS } from "./fixtures.mjs";
 import { modelTurn } from "./mock-model.mjs";
 import { looksCompat, readRequest } from "./mock-requests.mjs";
 import { httpErrorBody, renderTurn, withInbandError } from "./mock-wire.mjs";
@@ -88,7 +89,7 @@ export function readCase(id) {
 /** Every case id, e.g. "anthropic/anthropic-text.stream". */
 export function listCases() {
   const out = [];
-  for (const adapter of ["openai", "openaicompat", "anthropic", "gemini", "responses"]) {
+  for (const adapter of PROVIDERS) {
     for (const f of fs.readdirSync(path.join(CONFORMANCE, adapter)).sort()) {
       if (f.endsWith(".expected.json"))
         out.push(`${adapter}/${f.slice(0, -".expected.json".length)}`);

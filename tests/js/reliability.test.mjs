@@ -5,19 +5,14 @@
 // on every error path, and objects built from hostile provider JSON.
 // Bounded for the test command; scripts/reliability runs the full sizes and
 // reports the figures.
-import { test, describe, before, after } from "node:test";
+import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { skyl, startMock, client, collect, ask } from "./helpers.mjs";
+import { skyl, useMock, client, collect, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
+import { prng } from "../../bench/content.mjs";
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 
 const streamCases = listCases().filter((id) => readCase(id).stream);
 const strip = (events) => events;
@@ -44,17 +39,6 @@ function rechunking(next) {
       },
     });
     return new Response(body, { status: res.status, headers: res.headers });
-  };
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

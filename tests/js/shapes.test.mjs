@@ -6,11 +6,11 @@
 // event's own `type`); every required field declared must be there; and
 // every optional field declared must come out of at least one case, unless
 // it is listed below as one only callers write.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import ts from "typescript";
-import { skyl, startMock, client, ask } from "./helpers.mjs";
+import { skyl, useMock, client, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
 const dts = new URL("../../src/shell/js/index.d.ts", import.meta.url);
@@ -140,13 +140,7 @@ function errorFields(err) {
   return out;
 }
 
-let mock;
-before(async () => {
-  mock = await startMock();
-});
-after(async () => {
-  await mock.close();
-});
+const mock = useMock();
 
 test("every field the package writes is declared in index.d.ts, and every declared field is written", async () => {
   for (const id of listCases()) {

@@ -19,7 +19,7 @@ test("Browser: a Vite build in headless Chromium", async () => {
     [path.join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"],
     { cwd: dir, stdio: "pipe" },
   );
-  await checkBrowserBuild(path.join(dir, "dist"), mock().url, "vite-chromium");
+  await checkBrowserBuild(path.join(dir, "dist"), mock.url, "vite-chromium");
 });
 
 test("Browser: a webpack 5 build in headless Chromium", async () => {
@@ -48,5 +48,5 @@ webpack(config, (err, stats) => {
   await run(process.execPath, ["build.mjs"], { cwd: dir, timeout: 120000 });
   const dist = path.join(dir, "dist");
   fs.copyFileSync(path.join(dir, "index.html"), path.join(dist, "index.html"));
-  await checkBrowserBuild(dist, mock().url, "webpack-chromium");
+  await checkBrowserBuild(dist, mock.url, "webpack-chromium");
 });

@@ -2,7 +2,7 @@
 // dist/skyl-*.tgz installed, the mock provider's lifetime, the checks every
 // runtime's tool loop must pass, and a static server plus headless Chromium
 // for the browser builds.
-import { before, after } from "node:test";
+import { after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,37 +12,24 @@ import net from "node:net";
 import { execFileSync, execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { startMock } from "../js/mock-server.mjs";
 import { launchChromium, watchErrors } from "../js/chromium.mjs";
+import { ENTRIES, PROVIDERS } from "../js/fixtures.mjs";
+
+export { useMock } from "../js/use-mock.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const artifacts = path.join(root, "target/test-artifacts");
 fs.mkdirSync(artifacts, { recursive: true });
 
-export const ALL = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
+/** Every provider. */
+export const ALL = PROVIDERS;
 
 /** The one-adapter entries and the providers each speaks. */
-export const ENTRIES = {
-  openai: ["openai", "openaicompat", "responses"],
-  anthropic: ["anthropic"],
-  gemini: ["gemini"],
-};
+export { ENTRIES };
 
 // The mock runs in the test's process: children that call it must not block
 // it, hence the promisified execFile.
 export const run = promisify(execFile);
-
-/** Starts the mock provider for this file's tests; the getter returns it. */
-export function useMock() {
-  let mock;
-  before(async () => {
-    mock = await startMock();
-  });
-  after(async () => {
-    await mock.close();
-  });
-  return () => mock;
-}
 
 const tarball = () => {
   const dist = path.join(root, "dist");

@@ -2,7 +2,7 @@
 // into a scratch project, in each server runtime: Node (import, and
 // require() where Node can require an ES module), Deno, Bun, and a Worker in
 // workerd (wrangler dev, local). Each runs a streamed tool loop against the
-// loopback mock for all five providers, and through each one-adapter entry
+// loopback mock for every provider, and through each one-adapter entry
 // for its own (tests/pkg/app/), and the test checks what it assembled. The
 // browser builds are in bundlers.test.mjs.
 import { test } from "node:test";
@@ -46,11 +46,12 @@ async function runApp(command, args, env = {}) {
  * checks both.
  */
 async function checkApps(runtime, command, args = [], env = {}, esmOnly = false) {
-  const out = await runApp(command, [...args, "server.js", mock().url], env);
+  const entries = Object.keys(ENTRIES);
+  const out = await runApp(command, [...args, "server.js", mock.url, ...entries], env);
   checkResults(out.all, runtime);
   checkEntries(out.entries, runtime);
   if (esmOnly) return;
-  const cjs = await runApp(command, [...args, "require.cjs", mock().url], env);
+  const cjs = await runApp(command, [...args, "require.cjs", mock.url, ...entries], env);
   assert.ok(!cjs.refused, `${runtime}: require("skyl") refused: ${cjs.refused?.message}`);
   checkResults(cjs.all, `${runtime} require()`);
   checkEntries(cjs.entries, `${runtime} require()`);
@@ -84,7 +85,7 @@ const bin = (name) => {
 };
 
 test("Deno: import and require() from node_modules, network access to the mock only", async () => {
-  const { host } = new URL(mock().url);
+  const { host } = new URL(mock.url);
   // Deno resolves the "node" condition (and "module-sync" for require()),
   // as Node does; the node entry reads its .wasm file beside it.
   const perms = ["run", "--no-prompt", `--allow-net=${host}`, "--allow-read=node_modules/skyl"];
@@ -122,7 +123,7 @@ export default {
   const worker = await startWorker({ port, dir, env: {}, probe: "/?ping=1" });
   const get = async (query) => {
     const body = await (
-      await fetch(`${worker.url}/?${query}mock=${encodeURIComponent(mock().url)}`)
+      await fetch(`${worker.url}/?${query}mock=${encodeURIComponent(mock.url)}`)
     ).json();
     assert.ok(!body.error, `${body.error}\n${worker.log()}`);
     return body;

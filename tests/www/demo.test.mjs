@@ -4,6 +4,7 @@
 // route; the Worker's API.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { TOOLS } from "../js/fixtures.mjs";
 import { startDemo, PROVIDERS, ask, cards, texts, shot, statusMatches } from "./page.mjs";
 
 let demo;
@@ -148,12 +149,7 @@ test("the Worker API in workerd: config and a streamed chat as skyl events", asy
       provider: "openai",
       request: {
         messages: [{ role: "user", parts: [{ type: "text", text: "weather in Paris" }] }],
-        tools: [
-          {
-            name: "get_weather",
-            parameters: { type: "object", properties: { city: { type: "string" } } },
-          },
-        ],
+        tools: TOOLS,
       },
     }),
   });

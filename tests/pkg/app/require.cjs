@@ -1,7 +1,8 @@
 // The CommonJS app: `require("skyl")` and the one-adapter entries, where the
 // runtime can require() an ES module (Node 20.19+ and 22.12+, Deno, Bun).
-// Run as `<runtime> require.cjs <mock URL>`; prints what it assembled as
-// JSON, or, where require() refuses, the error's code and message.
+// Run as `<runtime> require.cjs <mock URL> <entry>...` (openai, anthropic,
+// ...); prints what it assembled as JSON, or, where require() refuses, the
+// error's code and message.
 "use strict";
 let skyl;
 try {
@@ -10,12 +11,9 @@ try {
   console.log(JSON.stringify({ refused: { code: e.code, message: e.message } }));
   process.exit(0);
 }
-const entries = {
-  openai: require("skyl/openai"),
-  anthropic: require("skyl/anthropic"),
-  gemini: require("skyl/gemini"),
-};
-const mock = process.argv[2];
+const [mock, ...names] = process.argv.slice(2);
+const entries = {};
+for (const name of names) entries[name] = require(`skyl/${name}`);
 (async () => {
   const { runAll, entryReport } = await import("./toolloop.js");
   const out = { all: await runAll(skyl, mock), entries: {} };

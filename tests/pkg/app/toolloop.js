@@ -1,8 +1,8 @@
 // The app every runtime test of tests/pkg/ runs, in each runtime and
-// browser build: a streamed tool loop against the mock provider for all five
-// providers. It returns what it assembled, so the test can check it
+// browser build: a streamed tool loop against the mock provider for every
+// provider the imported entry speaks (`skyl.PROVIDERS`). It returns what it
+// assembled, so the test can check it against the list the core generates
 // (tests/pkg/helpers.mjs, checkResults).
-export const PROVIDERS = ["openai", "openaicompat", "anthropic", "gemini", "responses"];
 
 const tools = [
   {
@@ -40,8 +40,8 @@ export async function toolLoop(skyl, provider, mockURL) {
   return { provider, turns };
 }
 
-/** The tool loop for each of `providers` (all five by default), one after another. */
-export async function runAll(skyl, mockURL, providers = PROVIDERS) {
+/** The tool loop for each of `providers` (all the entry speaks by default), one after another. */
+export async function runAll(skyl, mockURL, providers = skyl.PROVIDERS) {
   const results = [];
   for (const provider of providers) results.push(await toolLoop(skyl, provider, mockURL));
   return results;
