@@ -2,7 +2,7 @@
 //! wire format through skyl in small chunks, print every event as it is
 //! decoded, then answer the tool calls and print the next request.
 //!
-//! `cargo run --example stream` (all four), or name adapters:
+//! `cargo run --example stream` (every provider), or name them:
 //! `cargo run --example stream -- anthropic gemini`.
 
 use std::path::Path;

@@ -115,7 +115,7 @@ export function checkEntries(out, runtime) {
     assert.match(
       out[sub].refused.message,
       new RegExp(
-        `skyl/${sub} is built without the (gemini|openai) adapter: import "skyl" for all four`,
+        `skyl/${sub} is built without the (gemini|openai) adapter: import "skyl" for every provider`,
       ),
     );
   }

@@ -31,7 +31,7 @@ function providerError(provider) {
   const known = Object.keys(PROVIDER_FEATURES).includes(provider);
   const hint =
     known && ENTRY !== "skyl"
-      ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for all four`
+      ? `; ${ENTRY} is built without the ${provider} adapter: import "skyl" for every provider`
       : "";
   return optionError(
     "provider",
