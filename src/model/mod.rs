@@ -4,6 +4,7 @@
 pub(crate) mod from_json;
 pub(crate) mod provider_data;
 pub(crate) mod response;
+pub(crate) mod schema;
 pub(crate) mod to_json;
 pub(crate) mod types;
 pub(crate) mod validate;
