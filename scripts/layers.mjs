@@ -17,7 +17,7 @@ const src = join(root, "src");
 const LAYERS = [
   ["json"],
   ["model"],
-  ["error", "http", "retry", "policy", "sse", "framing", "accumulate"],
+  ["error", "http", "retry", "policy", "runner", "sse", "framing", "accumulate"],
   ["providers"],
   ["stream"],
   // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).

@@ -64,6 +64,11 @@
 //! [`Provider::needs_base_url`], the defaults, the scrubbing rule) are a
 //! table generated from this code and checked against it by a test.
 //!
+//! The tool loop, too, is decided here: a [`Runner`] says which calls
+//! run and when, what goes back to the model and when the run stops, and a
+//! driver runs the tools and sends the requests it hands out
+//! ([`check_arguments`] checks each call against its tool's schema first).
+//!
 //! The Cargo features `openai` (Chat Completions, OpenAI-compatible
 //! servers and the Responses API), `anthropic` and `gemini` choose the adapters; all are on by
 //! default and at least one is needed. The README, the package's front
@@ -98,6 +103,7 @@ mod model;
 mod policy;
 mod providers;
 mod retry;
+mod runner;
 mod shell;
 mod sse;
 mod stream;
@@ -119,6 +125,7 @@ pub use providers::{
     Provider,
 };
 pub use retry::RetryPolicy;
+pub use runner::{Job, Next, Outcome, RunLimits, Runner, StopReason, ToolSpec};
 pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;
 

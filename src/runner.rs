@@ -1,0 +1,910 @@
+//! The tool loop's decisions, sans-IO: which calls run and when, what goes
+//! back to the model, and when the run stops. A driver (the npm package's
+//! `client.run`, `skyl::web`, or a Rust user with any HTTP client) streams
+//! each request, runs the tools the [`Runner`] hands it, and tells it what
+//! happened; the runner never sleeps, sends or runs anything itself.
+//!
+//! The rules, each the answer to a bug peers' loops have had:
+//!
+//! - **Whole calls from finished turns only.** A call runs only if it came
+//!   whole (a [`Response::tool_calls`] entry, never an incomplete one), and
+//!   only from a turn that finished [`FinishReason::ToolCalls`] or
+//!   [`FinishReason::Stop`]. A turn cut off any other way runs none of its
+//!   calls: the run stops [`StopReason::Truncated`] with that turn kept.
+//! - **Early start only where safe.** A read-only tool may start as soon as
+//!   its call is whole ([`Runner::call_whole`]); its result is kept only if
+//!   the turn then finishes safely.
+//! - **Each call id runs at most once** in a run.
+//! - **One result per call, in call order**, whatever order the tools end
+//!   in: the next request is the same bytes whatever their latencies.
+//! - **Checked before running**: an unknown tool, arguments that break the
+//!   tool's schema ([`crate::check_arguments`]), a denial, a step limit or
+//!   an abort become error results the model reads, so the history always
+//!   replays.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::json::read;
+use crate::json::write::quoted;
+use crate::model::schema::check_arguments;
+use crate::model::{
+    FinishReason, Message, Part, Request, Response, Role, ToolCall, ToolChoice, ToolChoiceMode,
+    Usage,
+};
+
+mod history;
+mod types;
+
+use history::{add_usage, denied, error_part, not_run, result, unanswered};
+pub use types::{Job, Next, Outcome, RunLimits, StopReason, ToolSpec};
+
+/// What a call of the current turn is at.
+#[derive(Clone, Debug, PartialEq)]
+enum Slot {
+    /// Waiting for its approval.
+    Asking,
+    /// Started, no outcome yet.
+    Running,
+    /// Its result part is decided.
+    Result(Part),
+}
+
+/// The tool loop of one run.
+///
+/// A driver sends each [`Next::Request`] (streaming it, it may report each
+/// whole call with [`Runner::call_whole`]), reports the response with
+/// [`Runner::finish_step`], runs each [`Next::Run`] job and reports it
+/// with [`Runner::tool_done`], until [`Next::Stop`]. Here the model is
+/// played by two recorded-shape bodies:
+///
+/// ```
+/// use std::collections::HashMap;
+/// use skyl::{decode_response, Message, Next, Outcome, Provider, Request};
+/// use skyl::{RunLimits, Runner, StopReason, ToolSpec};
+///
+/// let request = Request {
+///     messages: vec![Message::user("Weather in Paris?")],
+///     ..Request::default()
+/// };
+/// let tools = vec![ToolSpec::new("get_weather", None)];
+/// let mut runner = Runner::new(request, tools, RunLimits::default(), &HashMap::new(), &|_| false)?;
+/// let mut bodies = [
+///     r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}"#,
+///     r#"{"choices":[{"message":{"role":"assistant","content":"Sunny, 22 C."},"finish_reason":"stop"}]}"#,
+/// ]
+/// .into_iter();
+/// let mut next = runner.start();
+/// loop {
+///     next = match next {
+///         Next::Request(request) => {
+///             // ... encode_request(&config, &request, true), send, decode:
+///             let _ = request;
+///             let response = decode_response(Provider::OpenAi, bodies.next().unwrap())?;
+///             runner.finish_step(response, &|_| false)
+///         }
+///         Next::Run(jobs) => {
+///             let mut next = Next::Wait;
+///             for job in jobs {
+///                 assert_eq!(job.args["city"], "Paris");
+///                 next = runner.tool_done(&job.call.id, Outcome::Done("22 C".into()));
+///             }
+///             next
+///         }
+///         Next::Stop(reason) => break assert_eq!(reason, StopReason::Done),
+///         other => unreachable!("{other:?}"),
+///     };
+/// }
+/// assert_eq!(runner.messages().len(), 3); // assistant, tool results, assistant
+/// assert_eq!(runner.steps()[1].text, "Sunny, 22 C.");
+/// # Ok::<(), skyl::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Runner {
+    request: Request,
+    tools: Vec<ToolSpec>,
+    limits: RunLimits,
+    /// Model requests sent.
+    step: u32,
+    /// The new messages of the run: assistant turns and tool results.
+    messages: Vec<Message>,
+    steps: Vec<Response>,
+    usage: Usage,
+    /// Every call id that started in this run.
+    started: HashSet<String>,
+    /// The current turn's calls, in order, and what each is at.
+    calls: Vec<(Job, Slot)>,
+    /// Calls started early in the streaming turn, with their outcomes.
+    early: HashMap<String, Option<Outcome>>,
+    /// The calls handed back or waiting, when the run stopped for them.
+    pending: Vec<ToolCall>,
+    /// The next request turns the tools off (the final answer).
+    last: bool,
+    stopped: Option<StopReason>,
+}
+
+impl Runner {
+    /// A runner for `request` with `tools` (the driver's, by name) and
+    /// `limits`. `approvals` decides, by call id, the calls of the history
+    /// left unanswered when a run stopped for approval. A call of the
+    /// history without a result that needs a decision and has none is an
+    /// [`Error::InvalidRequest`] naming it: it is never skipped.
+    pub fn new(
+        request: Request,
+        tools: Vec<ToolSpec>,
+        limits: RunLimits,
+        approvals: &HashMap<String, bool>,
+        needs_approval: &dyn Fn(&ToolCall) -> bool,
+    ) -> Result<Runner, Error> {
+        let mut runner = Runner {
+            request,
+            tools,
+            limits,
+            step: 0,
+            messages: Vec::new(),
+            steps: Vec::new(),
+            usage: Usage::default(),
+            started: HashSet::new(),
+            calls: Vec::new(),
+            early: HashMap::new(),
+            pending: Vec::new(),
+            last: false,
+            stopped: None,
+        };
+        for (call, path) in unanswered(&runner.request.messages) {
+            let decided = approvals.get(&call.id).copied();
+            let slot = match runner.tool(&call.name) {
+                Some(t) if !t.executable => {
+                    return Err(Error::invalid_request(
+                        path,
+                        format!(
+                        "the call {} of the client tool {} has no result: add it before running",
+                        quoted(&call.id),
+                        quoted(&call.name)
+                    ),
+                    ))
+                }
+                Some(_) if needs_approval(&call) && decided.is_none() => {
+                    return Err(Error::invalid_request(
+                        path,
+                        format!(
+                            "the call {} has no result and no decision: pass approvals[{}]",
+                            quoted(&call.id),
+                            quoted(&call.id)
+                        ),
+                    ))
+                }
+                _ if decided == Some(false) => Slot::Result(denied(&call.id)),
+                _ => Slot::Running,
+            };
+            runner.add_call(call, 0, slot);
+        }
+        Ok(runner)
+    }
+
+    /// The first thing to do: run the history's approved calls, or send the
+    /// first request.
+    pub fn start(&mut self) -> Next {
+        self.advance()
+    }
+
+    /// The step being streamed or last streamed (1-based; 0 before the
+    /// first request).
+    pub fn step(&self) -> u32 {
+        self.step
+    }
+
+    /// A call of the streaming turn came whole. A read-only tool whose
+    /// arguments pass may start now: its job is returned, and its outcome
+    /// is reported with [`Runner::tool_done`] like any other.
+    pub fn call_whole(&mut self, call: &ToolCall) -> Option<Job> {
+        if self.stopped.is_some() || self.started.contains(&call.id) {
+            return None;
+        }
+        let tool = self.tool(&call.name)?;
+        if !(tool.executable && tool.read_only) {
+            return None;
+        }
+        let args = self.checked(call).ok()?;
+        self.started.insert(call.id.clone());
+        self.early.insert(call.id.clone(), None);
+        Some(Job {
+            call: call.clone(),
+            args,
+            step: self.step,
+        })
+    }
+
+    /// The step's turn is over: `response` is its whole response.
+    /// `needs_approval` says which of its calls need one.
+    pub fn finish_step(
+        &mut self,
+        response: Response,
+        needs_approval: &dyn Fn(&ToolCall) -> bool,
+    ) -> Next {
+        if let Some(reason) = self.stopped {
+            return Next::Stop(reason);
+        }
+        self.usage = add_usage(&self.usage, &response.usage);
+        self.messages.push(response.message.clone());
+        let calls = response.tool_calls.clone();
+        let safe = matches!(
+            response.finish_reason,
+            FinishReason::ToolCalls | FinishReason::Stop
+        );
+        self.steps.push(response);
+        let early = std::mem::take(&mut self.early);
+        if !safe {
+            // Early results of a cut-off turn are discarded, never sent.
+            return self.stop(StopReason::Truncated);
+        }
+        if calls.is_empty() {
+            return self.stop(StopReason::Done);
+        }
+        if self.last {
+            // The final answer's turn called tools all the same.
+            for call in calls {
+                let part = not_run(&call.id, "not run: step limit");
+                self.add_call(call, self.step, Slot::Result(part));
+            }
+            self.flush();
+            return self.stop(StopReason::MaxSteps);
+        }
+        let at_limit = self.step >= self.limits.max_steps;
+        for call in calls {
+            let slot = if at_limit {
+                Slot::Result(not_run(&call.id, "not run: step limit"))
+            } else if let Some(outcome) = early.get(&call.id) {
+                match outcome {
+                    Some(outcome) => Slot::Result(result(&call.id, outcome)),
+                    None => Slot::Running,
+                }
+            } else if self.started.contains(&call.id) {
+                Slot::Result(not_run(
+                    &call.id,
+                    "not run: this call id already ran in this run",
+                ))
+            } else {
+                match self.tool(&call.name) {
+                    None => Slot::Result(self.unknown(&call)),
+                    Some(t) if !t.executable => Slot::Asking, // handed back below
+                    Some(_) => match self.checked(&call) {
+                        Err(message) => Slot::Result(error_part(&call.id, message)),
+                        Ok(_) if needs_approval(&call) => Slot::Asking,
+                        Ok(_) => Slot::Running,
+                    },
+                }
+            };
+            self.add_call(call, self.step, slot);
+        }
+        if at_limit {
+            if self.limits.final_answer {
+                self.last = true;
+                return self.advance();
+            }
+            self.flush();
+            return self.stop(StopReason::MaxSteps);
+        }
+        self.advance()
+    }
+
+    /// The driver's decision on a call it was asked to approve.
+    pub fn decide(&mut self, call_id: &str, approved: bool, reason: Option<&str>) -> Next {
+        if let Some((_, slot)) = self
+            .calls
+            .iter_mut()
+            .find(|(j, s)| j.call.id == call_id && *s == Slot::Asking)
+        {
+            *slot = if approved {
+                Slot::Running
+            } else {
+                Slot::Result(match reason {
+                    Some(r) => error_part(call_id, format!("denied: {r}")),
+                    None => denied(call_id),
+                })
+            };
+        }
+        self.advance()
+    }
+
+    /// A call the runner handed out ended.
+    pub fn tool_done(&mut self, call_id: &str, outcome: Outcome) -> Next {
+        if let Some(slot) = self.early.get_mut(call_id) {
+            *slot = Some(outcome);
+            return Next::Wait;
+        }
+        if let Some((_, slot)) =
+            (self.calls.iter_mut()).find(|(j, s)| j.call.id == call_id && *s == Slot::Running)
+        {
+            *slot = Slot::Result(result(call_id, &outcome));
+        }
+        self.advance()
+    }
+
+    /// There is no one to ask ([`Next::Approve`] with no approver): the
+    /// run stops [`StopReason::ApprovalPending`] before any call of the
+    /// turn runs, its calls unanswered in [`Runner::messages`] and those
+    /// that need a decision in [`Runner::pending`]. The caller resumes with
+    /// the same history and its decisions ([`Runner::new`]'s `approvals`).
+    pub fn pause_for_approval(&mut self) -> Next {
+        self.pending = (self.calls.iter())
+            .filter(|(_, s)| *s == Slot::Asking)
+            .map(|(j, _)| j.call.clone())
+            .collect();
+        self.calls.clear();
+        self.early.clear();
+        self.stop(StopReason::ApprovalPending)
+    }
+
+    /// The run was aborted: every call of the turn without a result gets
+    /// one ("cancelled" if it had started), so the messages still replay.
+    pub fn abort(&mut self) {
+        self.early.clear();
+        for (job, slot) in &mut self.calls {
+            if !matches!(slot, Slot::Result(_)) {
+                let why = if *slot == Slot::Running {
+                    "cancelled"
+                } else {
+                    "not run: the run was aborted"
+                };
+                *slot = Slot::Result(error_part(&job.call.id, why.into()));
+            }
+        }
+        self.flush();
+        self.stopped.get_or_insert(StopReason::Aborted);
+    }
+
+    /// The new messages: assistant turns and tool results, in order, ready
+    /// to append to the history.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Every step's response.
+    pub fn steps(&self) -> &[Response] {
+        &self.steps
+    }
+
+    /// The usage summed over the steps.
+    pub fn usage(&self) -> &Usage {
+        &self.usage
+    }
+
+    /// Why the run stopped, once it has.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stopped
+    }
+
+    /// The calls handed back ([`StopReason::ClientTool`]) or waiting for a
+    /// decision ([`StopReason::ApprovalPending`]).
+    pub fn pending(&self) -> &[ToolCall] {
+        &self.pending
+    }
+
+    // ------------------------------------------------------------ inside
+
+    fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    fn add_call(&mut self, call: ToolCall, step: u32, slot: Slot) {
+        let args = read::parse(&call.arguments).unwrap_or(Value::Null);
+        self.calls.push((Job { call, args, step }, slot));
+    }
+
+    /// The call's arguments, parsed and checked against its tool's schema;
+    /// else the error result's text.
+    fn checked(&self, call: &ToolCall) -> Result<Value, String> {
+        let args =
+            read::parse(&call.arguments).map_err(|e| format!("the arguments are not JSON: {e}"))?;
+        if let Some(schema) = self.tool(&call.name).and_then(|t| t.parameters.as_ref()) {
+            check_arguments(schema, &args)
+                .map_err(|e| format!("invalid arguments: {e}. Fix them and call again."))?;
+        }
+        Ok(args)
+    }
+
+    fn unknown(&self, call: &ToolCall) -> Part {
+        let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        error_part(
+            &call.id,
+            format!(
+                "there is no tool {}; the tools are: {}",
+                quoted(&call.name),
+                names.join(", ")
+            ),
+        )
+    }
+
+    /// Moves the turn on: asks, runs, waits, or sends the results and the
+    /// next request.
+    fn advance(&mut self) -> Next {
+        if let Some(reason) = self.stopped {
+            return Next::Stop(reason);
+        }
+        let handed_back: Vec<ToolCall> = (self.calls.iter())
+            .filter(|(j, s)| {
+                *s == Slot::Asking && self.tool(&j.call.name).is_some_and(|t| !t.executable)
+            })
+            .map(|(j, _)| j.call.clone())
+            .collect();
+        let asking: Vec<Job> = (self.calls.iter())
+            .filter(|(j, s)| *s == Slot::Asking && !handed_back.contains(&j.call))
+            .map(|(j, _)| j.clone())
+            .collect();
+        if !asking.is_empty() {
+            return Next::Approve(asking);
+        }
+        let to_start: Vec<Job> = (self.calls.iter())
+            .filter(|(j, s)| *s == Slot::Running && !self.started.contains(&j.call.id))
+            .map(|(j, _)| j.clone())
+            .collect();
+        if !to_start.is_empty() {
+            self.started
+                .extend(to_start.iter().map(|j| j.call.id.clone()));
+            return Next::Run(to_start);
+        }
+        if self.calls.iter().any(|(_, s)| *s == Slot::Running) {
+            return Next::Wait;
+        }
+        if !handed_back.is_empty() {
+            // The driver's results go in; the caller answers the rest and
+            // runs again.
+            self.pending = handed_back;
+            self.flush();
+            return self.stop(StopReason::ClientTool);
+        }
+        self.flush();
+        if self.step >= self.limits.max_steps && !self.last {
+            return self.stop(StopReason::MaxSteps);
+        }
+        if self.step > self.limits.max_steps {
+            return self.stop(StopReason::MaxSteps);
+        }
+        self.step += 1;
+        let mut request = self.request.clone();
+        request.messages.extend(self.messages.iter().cloned());
+        if self.last {
+            request.tool_choice = Some(ToolChoice::Mode(ToolChoiceMode::None));
+        }
+        Next::Request(Box::new(request))
+    }
+
+    /// The turn's decided results, in call order, as one tool message.
+    fn flush(&mut self) {
+        let parts: Vec<Part> = (std::mem::take(&mut self.calls).into_iter())
+            .filter_map(|(_, slot)| match slot {
+                Slot::Result(part) => Some(part),
+                _ => None,
+            })
+            .collect();
+        if !parts.is_empty() {
+            self.messages.push(Message {
+                role: Role::Tool,
+                parts,
+            });
+        }
+    }
+
+    fn stop(&mut self, reason: StopReason) -> Next {
+        self.stopped = Some(reason);
+        Next::Stop(reason)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{encode_request, ClientConfig, Provider};
+    use serde_json::json;
+
+    fn call(id: &str, name: &str, args: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.into(),
+        }
+    }
+
+    /// A turn with `calls`, finished `finish`, with 10 input and 5 output
+    /// tokens.
+    fn turn(text: &str, calls: &[ToolCall], finish: FinishReason) -> Response {
+        let mut parts = vec![Part::Text {
+            text: text.into(),
+            provider_data: None,
+        }];
+        parts.extend(calls.iter().map(|c| Part::ToolCall {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            arguments: c.arguments.clone(),
+            provider_data: None,
+        }));
+        Response {
+            message: Message {
+                role: Role::Assistant,
+                parts,
+            },
+            text: text.into(),
+            tool_calls: calls.to_vec(),
+            finish_reason: finish,
+            usage: Usage {
+                input: Some(10),
+                output: Some(5),
+                ..Usage::default()
+            },
+            ..Response::default()
+        }
+    }
+
+    fn weather() -> ToolSpec {
+        ToolSpec::new(
+            "get_weather",
+            Some(
+                json!({"type": "object", "properties": {"city": {"type": "string"}},
+                "required": ["city"], "additionalProperties": false}),
+            ),
+        )
+    }
+
+    fn runner(tools: Vec<ToolSpec>, limits: RunLimits) -> Runner {
+        let request = Request {
+            messages: vec![Message::user("Weather in Paris and Rome?")],
+            ..Request::default()
+        };
+        Runner::new(request, tools, limits, &HashMap::new(), &|_| false).unwrap()
+    }
+
+    fn never(_: &ToolCall) -> bool {
+        false
+    }
+
+    /// The tool results of the last message: (call id, content, is_error).
+    fn results(r: &Runner) -> Vec<(String, String, bool)> {
+        let last = r.messages().last().unwrap();
+        assert_eq!(last.role, Role::Tool);
+        (last.parts.iter())
+            .map(|p| match p {
+                Part::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                    ..
+                } => (call_id.clone(), content.clone(), *is_error),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    fn request_of(next: Next) -> Request {
+        match next {
+            Next::Request(r) => *r,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    fn jobs_of(next: Next) -> Vec<Job> {
+        match next {
+            Next::Run(jobs) | Next::Approve(jobs) => jobs,
+            other => panic!("no jobs: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_turn_without_calls_is_done() {
+        let mut r = runner(vec![weather()], RunLimits::default());
+        let first = request_of(r.start());
+        assert_eq!(first.messages.len(), 1);
+        assert_eq!(r.step(), 1);
+        let next = r.finish_step(turn("Hi", &[], FinishReason::Stop), &never);
+        assert_eq!(next, Next::Stop(StopReason::Done));
+        assert_eq!(r.messages().len(), 1);
+        assert_eq!(r.usage().input, Some(10));
+    }
+
+    /// Results go back in call order, whatever order the tools end in,
+    /// and the next request is the history plus the new messages.
+    #[test]
+    fn results_go_back_in_call_order_whatever_order_tools_end() {
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let calls = [
+            call("a", "get_weather", r#"{"city":"Paris"}"#),
+            call("b", "get_weather", r#"{"city":"Rome"}"#),
+        ];
+        let jobs = jobs_of(r.finish_step(turn("", &calls, FinishReason::ToolCalls), &never));
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(jobs[1].args, json!({"city": "Rome"}));
+        assert_eq!(jobs[0].step, 1);
+        assert_eq!(r.tool_done("b", Outcome::Done("22 C".into())), Next::Wait);
+        let second = request_of(r.tool_done("a", Outcome::Failed("timeout".into())));
+        assert_eq!(
+            results(&r),
+            [
+                ("a".into(), "timeout".into(), true),
+                ("b".into(), "22 C".into(), false)
+            ]
+        );
+        assert_eq!(second.messages.len(), 3, "user, assistant, tool");
+        assert_eq!(r.step(), 2);
+        assert_eq!(
+            r.finish_step(turn("Sunny.", &[], FinishReason::Stop), &never),
+            Next::Stop(StopReason::Done)
+        );
+        assert_eq!(r.steps().len(), 2);
+        assert_eq!((r.usage().input, r.usage().output), (Some(20), Some(10)));
+        // The second request is valid for every provider.
+        for p in Provider::ALL {
+            let config = ClientConfig::new(p)
+                .with_model("m")
+                .with_base_url("http://127.0.0.1:1/v1");
+            let sent = encode_request(&config, &second, false);
+            assert!(sent.is_ok(), "{p}: {sent:?}");
+        }
+    }
+
+    /// A turn cut off (here by the output limit) runs none of its calls,
+    /// even whole ones, and drops a read-only tool's early result.
+    #[test]
+    fn a_cut_off_turn_runs_none_of_its_calls() {
+        for finish in [
+            FinishReason::Length,
+            FinishReason::ContentFilter,
+            FinishReason::Refusal,
+            FinishReason::Error,
+            FinishReason::Pause,
+            FinishReason::Other,
+        ] {
+            let mut r = runner(vec![weather().read_only()], RunLimits::default());
+            r.start();
+            let c = call("a", "get_weather", r#"{"city":"Paris"}"#);
+            assert!(r.call_whole(&c).is_some(), "read-only: starts early");
+            let next = r.finish_step(turn("", &[c], finish), &never);
+            assert_eq!(next, Next::Stop(StopReason::Truncated), "{finish:?}");
+            assert_eq!(r.messages().len(), 1, "the turn is kept, no results");
+            assert_eq!(
+                r.tool_done("a", Outcome::Done("x".into())),
+                Next::Stop(StopReason::Truncated)
+            );
+        }
+    }
+
+    /// Only a read-only tool starts while the turn streams; its early
+    /// outcome is used, and it does not run again.
+    #[test]
+    fn only_read_only_tools_start_early() {
+        let write = ToolSpec::new("write", None);
+        let mut r = runner(vec![weather().read_only(), write], RunLimits::default());
+        r.start();
+        let read = call("a", "get_weather", r#"{"city":"Paris"}"#);
+        let w = call("b", "write", "{}");
+        let early = r.call_whole(&read).unwrap();
+        assert_eq!(early.call.id, "a");
+        assert_eq!(r.call_whole(&read), None, "once");
+        assert_eq!(r.call_whole(&w), None, "not read-only");
+        assert_eq!(
+            r.call_whole(&call("c", "get_weather", r#"{"town":"x"}"#)),
+            None,
+            "invalid arguments never start"
+        );
+        assert_eq!(r.tool_done("a", Outcome::Done("9 C".into())), Next::Wait);
+        let jobs = jobs_of(r.finish_step(turn("", &[read, w], FinishReason::ToolCalls), &never));
+        assert_eq!(
+            jobs.iter().map(|j| j.call.id.as_str()).collect::<Vec<_>>(),
+            ["b"]
+        );
+        request_of(r.tool_done("b", Outcome::Done("ok".into())));
+        assert_eq!(
+            results(&r),
+            [
+                ("a".into(), "9 C".into(), false),
+                ("b".into(), "ok".into(), false)
+            ]
+        );
+    }
+
+    /// Unknown tools, arguments that break the schema and a call id seen
+    /// before get error results the model reads; the loop goes on.
+    #[test]
+    fn bad_calls_become_error_results_and_the_loop_goes_on() {
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let calls = [
+            call("a", "get_wether", "{}"),
+            call("b", "get_weather", r#"{"city":1}"#),
+        ];
+        let second = request_of(r.finish_step(turn("", &calls, FinishReason::ToolCalls), &never));
+        let got = results(&r);
+        assert_eq!(
+            got[0].1,
+            "there is no tool \"get_wether\"; the tools are: get_weather"
+        );
+        assert_eq!(
+            got[1].1,
+            "invalid arguments: $.city: must be string, not number (type). Fix them and call again."
+        );
+        assert!(got.iter().all(|g| g.2));
+        assert_eq!(second.messages.len(), 3);
+        // The same id again in the next turn does not run twice.
+        let again = [call("c", "get_weather", r#"{"city":"x"}"#)];
+        let jobs = jobs_of(r.finish_step(turn("", &again, FinishReason::ToolCalls), &never));
+        request_of(r.tool_done(&jobs[0].call.id, Outcome::Done("1".into())));
+        let dup = [call("c", "get_weather", r#"{"city":"x"}"#)];
+        request_of(r.finish_step(turn("", &dup, FinishReason::ToolCalls), &never));
+        assert!(
+            results(&r)[0].1.contains("already ran"),
+            "{:?}",
+            results(&r)
+        );
+    }
+
+    /// The step limit counts requests; the calls not run get results; with
+    /// a final answer one more request goes out with the tools off.
+    #[test]
+    fn the_step_limit_leaves_a_valid_history() {
+        let c = [call("a", "get_weather", r#"{"city":"Paris"}"#)];
+        let limits = RunLimits {
+            max_steps: 1,
+            final_answer: false,
+        };
+        let mut r = runner(vec![weather()], limits);
+        r.start();
+        let next = r.finish_step(turn("", &c, FinishReason::ToolCalls), &never);
+        assert_eq!(next, Next::Stop(StopReason::MaxSteps));
+        assert_eq!(
+            results(&r),
+            [("a".into(), "not run: step limit".into(), true)]
+        );
+        let mut r = runner(
+            vec![weather()],
+            RunLimits {
+                final_answer: true,
+                ..limits
+            },
+        );
+        r.start();
+        let last = request_of(r.finish_step(turn("", &c, FinishReason::ToolCalls), &never));
+        assert_eq!(
+            last.tool_choice,
+            Some(ToolChoice::Mode(ToolChoiceMode::None))
+        );
+        assert_eq!(last.messages.len(), 3);
+        assert_eq!(
+            r.finish_step(turn("It is sunny.", &[], FinishReason::Stop), &never),
+            Next::Stop(StopReason::Done)
+        );
+        assert_eq!(r.steps().len(), 2);
+    }
+
+    /// Calls that need approval are asked about; a denial is an error
+    /// result; with no one to ask the run stops, and resumes with the
+    /// caller's decisions.
+    #[test]
+    fn approvals_are_asked_denied_or_resumed() {
+        let c = [
+            call("a", "get_weather", r#"{"city":"Paris"}"#),
+            call("b", "get_weather", r#"{"city":"Rome"}"#),
+        ];
+        let rome = |call: &ToolCall| call.arguments.contains("Rome");
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let asked = jobs_of(r.finish_step(turn("", &c, FinishReason::ToolCalls), &rome));
+        assert_eq!(asked.len(), 1);
+        let run = jobs_of(r.decide("b", false, Some("not Rome")));
+        assert_eq!(
+            run.iter().map(|j| j.call.id.as_str()).collect::<Vec<_>>(),
+            ["a"]
+        );
+        request_of(r.tool_done("a", Outcome::Done("9 C".into())));
+        assert_eq!(
+            results(&r)[1],
+            ("b".into(), "denied: not Rome".into(), true)
+        );
+
+        // No approver: stop before any call runs, then resume.
+        let mut r = runner(vec![weather()], RunLimits::default());
+        let first = request_of(r.start());
+        assert!(matches!(
+            r.finish_step(turn("", &c, FinishReason::ToolCalls), &rome),
+            Next::Approve(_)
+        ));
+        assert_eq!(
+            r.pause_for_approval(),
+            Next::Stop(StopReason::ApprovalPending)
+        );
+        assert_eq!(r.pending().len(), 1);
+        assert_eq!(r.messages().len(), 1, "the turn, its calls unanswered");
+        let mut history = first.clone();
+        history.messages.extend(r.messages().iter().cloned());
+        let none = HashMap::new();
+        let err = Runner::new(
+            history.clone(),
+            vec![weather()],
+            RunLimits::default(),
+            &none,
+            &rome,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            Error::invalid_request(
+                "messages[1].parts[2]",
+                "the call \"b\" has no result and no decision: pass approvals[\"b\"]"
+            )
+        );
+        let yes = HashMap::from([("b".to_string(), true)]);
+        let mut r =
+            Runner::new(history, vec![weather()], RunLimits::default(), &yes, &rome).unwrap();
+        let jobs = jobs_of(r.start());
+        assert_eq!(
+            jobs.iter()
+                .map(|j| (j.call.id.as_str(), j.step))
+                .collect::<Vec<_>>(),
+            [("a", 0), ("b", 0)]
+        );
+        r.tool_done("b", Outcome::Done("20 C".into()));
+        let next = request_of(r.tool_done("a", Outcome::Done("9 C".into())));
+        assert_eq!(next.messages.len(), 3, "user, assistant, the results");
+        assert_eq!(r.step(), 1);
+    }
+
+    /// A call of a tool the driver cannot run is handed back after the
+    /// others' results; a history still missing its result is refused.
+    #[test]
+    fn client_tools_are_handed_back() {
+        let pick = ToolSpec::new("pick_file", None).client();
+        let mut r = runner(vec![weather(), pick.clone()], RunLimits::default());
+        let first = request_of(r.start());
+        let c = [
+            call("a", "pick_file", "{}"),
+            call("b", "get_weather", r#"{"city":"Rome"}"#),
+        ];
+        let jobs = jobs_of(r.finish_step(turn("", &c, FinishReason::ToolCalls), &never));
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(
+            r.tool_done("b", Outcome::Done("20 C".into())),
+            Next::Stop(StopReason::ClientTool)
+        );
+        assert_eq!(r.pending()[0].id, "a");
+        assert_eq!(results(&r), [("b".into(), "20 C".into(), false)]);
+        let mut history = first;
+        history.messages.extend(r.messages().iter().cloned());
+        let err = Runner::new(
+            history,
+            vec![weather(), pick],
+            RunLimits::default(),
+            &HashMap::new(),
+            &never,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("client tool"), "{err}");
+    }
+
+    /// An abort gives every call of the turn a result, so the history
+    /// replays, and nothing more is sent.
+    #[test]
+    fn an_abort_leaves_a_replayable_history() {
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let c = [
+            call("a", "get_weather", r#"{"city":"Paris"}"#),
+            call("b", "get_weather", r#"{"city":"Rome"}"#),
+        ];
+        jobs_of(r.finish_step(turn("", &c, FinishReason::ToolCalls), &never));
+        r.tool_done("a", Outcome::Done("9 C".into()));
+        r.abort();
+        assert_eq!(
+            results(&r),
+            [
+                ("a".into(), "9 C".into(), false),
+                ("b".into(), "cancelled".into(), true)
+            ]
+        );
+        assert_eq!(r.stop_reason(), Some(StopReason::Aborted));
+        assert_eq!(
+            r.tool_done("b", Outcome::Done("x".into())),
+            Next::Stop(StopReason::Aborted)
+        );
+    }
+}

@@ -1,0 +1,83 @@
+//! What the runner reads from and writes into the history: the calls left
+//! unanswered, the tool result parts, the usage summed over steps.
+
+use std::collections::HashSet;
+
+use super::Outcome;
+use crate::model::response::sum;
+use crate::model::{Message, Part, ToolCall, Usage};
+
+/// The tool calls of `messages` that no later tool result answers, with
+/// the path of each.
+pub(super) fn unanswered(messages: &[Message]) -> Vec<(ToolCall, String)> {
+    let answered: HashSet<&str> = (messages.iter())
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        for (j, p) in m.parts.iter().enumerate() {
+            if let Part::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } = p
+            {
+                if !answered.contains(id.as_str()) {
+                    let call = ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        arguments: arguments.clone(),
+                    };
+                    out.push((call, format!("messages[{i}].parts[{j}]")));
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn error_part(call_id: &str, content: String) -> Part {
+    Part::ToolResult {
+        call_id: call_id.to_string(),
+        content,
+        is_error: true,
+        provider_data: None,
+    }
+}
+
+pub(super) fn result(call_id: &str, outcome: &Outcome) -> Part {
+    match outcome {
+        Outcome::Done(text) => Part::ToolResult {
+            call_id: call_id.to_string(),
+            content: text.clone(),
+            is_error: false,
+            provider_data: None,
+        },
+        Outcome::Failed(message) => error_part(call_id, message.clone()),
+    }
+}
+
+pub(super) fn denied(call_id: &str) -> Part {
+    error_part(call_id, "denied: the user did not approve this call".into())
+}
+
+pub(super) fn not_run(call_id: &str, why: &str) -> Part {
+    error_part(call_id, why.into())
+}
+
+pub(super) fn add_usage(a: &Usage, b: &Usage) -> Usage {
+    Usage {
+        input: sum(a.input, b.input),
+        output: sum(a.output, b.output),
+        total: sum(a.total, b.total),
+        cache_read: sum(a.cache_read, b.cache_read),
+        cache_write: sum(a.cache_write, b.cache_write),
+        reasoning: sum(a.reasoning, b.reasoning),
+        ..Usage::default()
+    }
+}
