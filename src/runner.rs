@@ -22,14 +22,12 @@
 //!   an abort become error results the model reads, so the history always
 //!   replays.
 
-use std::collections::{HashMap, HashSet};
-
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::json::read;
 use crate::json::write::quoted;
-use crate::model::schema::check_arguments;
+use crate::model::schema::{check_arguments, joined};
 use crate::model::{
     FinishReason, Message, Part, Request, Response, Role, ToolCall, ToolChoice, ToolChoiceMode,
     Usage,
@@ -42,7 +40,7 @@ use history::{add_usage, denied, error_part, not_run, result, unanswered};
 pub use types::{Job, Next, Outcome, RunLimits, StopReason, ToolSpec};
 
 /// What a call of the current turn is at.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 enum Slot {
     /// Waiting for its approval.
     Asking,
@@ -61,7 +59,6 @@ enum Slot {
 /// played by two recorded-shape bodies:
 ///
 /// ```
-/// use std::collections::HashMap;
 /// use skyl::{decode_response, Message, Next, Outcome, Provider, Request};
 /// use skyl::{RunLimits, Runner, StopReason, ToolSpec};
 ///
@@ -70,7 +67,7 @@ enum Slot {
 ///     ..Request::default()
 /// };
 /// let tools = vec![ToolSpec::new("get_weather", None)];
-/// let mut runner = Runner::new(request, tools, RunLimits::default(), &HashMap::new(), &|_| false)?;
+/// let mut runner = Runner::new(request, tools, RunLimits::default(), &[], &|_| false)?;
 /// let mut bodies = [
 ///     r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}"#,
 ///     r#"{"choices":[{"message":{"role":"assistant","content":"Sunny, 22 C."},"finish_reason":"stop"}]}"#,
@@ -112,12 +109,13 @@ pub struct Runner {
     messages: Vec<Message>,
     steps: Vec<Response>,
     usage: Usage,
-    /// Every call id that started in this run.
-    started: HashSet<String>,
+    /// Every call id that started in this run. (Vectors, not hash sets:
+    /// a run has few calls, and hashing would link more into the wasm.)
+    started: Vec<String>,
     /// The current turn's calls, in order, and what each is at.
     calls: Vec<(Job, Slot)>,
     /// Calls started early in the streaming turn, with their outcomes.
-    early: HashMap<String, Option<Outcome>>,
+    early: Vec<(String, Option<Outcome>)>,
     /// The calls handed back or waiting, when the run stopped for them.
     pending: Vec<ToolCall>,
     /// The next request turns the tools off (the final answer).
@@ -135,7 +133,7 @@ impl Runner {
         request: Request,
         tools: Vec<ToolSpec>,
         limits: RunLimits,
-        approvals: &HashMap<String, bool>,
+        approvals: &[(String, bool)],
         needs_approval: &dyn Fn(&ToolCall) -> bool,
     ) -> Result<Runner, Error> {
         let mut runner = Runner {
@@ -146,15 +144,17 @@ impl Runner {
             messages: Vec::new(),
             steps: Vec::new(),
             usage: Usage::default(),
-            started: HashSet::new(),
+            started: Vec::new(),
             calls: Vec::new(),
-            early: HashMap::new(),
+            early: Vec::new(),
             pending: Vec::new(),
             last: false,
             stopped: None,
         };
         for (call, path) in unanswered(&runner.request.messages) {
-            let decided = approvals.get(&call.id).copied();
+            let decided = (approvals.iter())
+                .find(|(id, _)| *id == call.id)
+                .map(|(_, ok)| *ok);
             let slot = match runner.tool(&call.name) {
                 Some(t) if !t.executable => {
                     return Err(Error::invalid_request(
@@ -208,8 +208,8 @@ impl Runner {
             return None;
         }
         let args = self.checked(call).ok()?;
-        self.started.insert(call.id.clone());
-        self.early.insert(call.id.clone(), None);
+        self.started.push(call.id.clone());
+        self.early.push((call.id.clone(), None));
         Some(Job {
             call: call.clone(),
             args,
@@ -256,7 +256,7 @@ impl Runner {
         for call in calls {
             let slot = if at_limit {
                 Slot::Result(not_run(&call.id, "not run: step limit"))
-            } else if let Some(outcome) = early.get(&call.id) {
+            } else if let Some((_, outcome)) = early.iter().find(|(id, _)| *id == call.id) {
                 match outcome {
                     Some(outcome) => Slot::Result(result(&call.id, outcome)),
                     None => Slot::Running,
@@ -295,7 +295,7 @@ impl Runner {
         if let Some((_, slot)) = self
             .calls
             .iter_mut()
-            .find(|(j, s)| j.call.id == call_id && *s == Slot::Asking)
+            .find(|(j, s)| j.call.id == call_id && matches!(s, Slot::Asking))
         {
             *slot = if approved {
                 Slot::Running
@@ -311,12 +311,12 @@ impl Runner {
 
     /// A call the runner handed out ended.
     pub fn tool_done(&mut self, call_id: &str, outcome: Outcome) -> Next {
-        if let Some(slot) = self.early.get_mut(call_id) {
+        if let Some((_, slot)) = self.early.iter_mut().find(|(id, _)| id == call_id) {
             *slot = Some(outcome);
             return Next::Wait;
         }
-        if let Some((_, slot)) =
-            (self.calls.iter_mut()).find(|(j, s)| j.call.id == call_id && *s == Slot::Running)
+        if let Some((_, slot)) = (self.calls.iter_mut())
+            .find(|(j, s)| j.call.id == call_id && matches!(s, Slot::Running))
         {
             *slot = Slot::Result(result(call_id, &outcome));
         }
@@ -330,7 +330,7 @@ impl Runner {
     /// the same history and its decisions ([`Runner::new`]'s `approvals`).
     pub fn pause_for_approval(&mut self) -> Next {
         self.pending = (self.calls.iter())
-            .filter(|(_, s)| *s == Slot::Asking)
+            .filter(|(_, s)| matches!(s, Slot::Asking))
             .map(|(j, _)| j.call.clone())
             .collect();
         self.calls.clear();
@@ -344,7 +344,7 @@ impl Runner {
         self.early.clear();
         for (job, slot) in &mut self.calls {
             if !matches!(slot, Slot::Result(_)) {
-                let why = if *slot == Slot::Running {
+                let why = if matches!(slot, Slot::Running) {
                     "cancelled"
                 } else {
                     "not run: the run was aborted"
@@ -354,6 +354,12 @@ impl Runner {
         }
         self.flush();
         self.stopped.get_or_insert(StopReason::Aborted);
+    }
+
+    /// Whether the request last handed out is the final answer's, with
+    /// the tools off ([`RunLimits::final_answer`]).
+    pub fn is_final(&self) -> bool {
+        self.last
     }
 
     /// The new messages: assistant turns and tool results, in order, ready
@@ -407,13 +413,12 @@ impl Runner {
     }
 
     fn unknown(&self, call: &ToolCall) -> Part {
-        let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        let names = joined(self.tools.iter().map(|t| t.name.as_str()), ", ");
         error_part(
             &call.id,
             format!(
-                "there is no tool {}; the tools are: {}",
-                quoted(&call.name),
-                names.join(", ")
+                "there is no tool {}; the tools are: {names}",
+                quoted(&call.name)
             ),
         )
     }
@@ -426,19 +431,19 @@ impl Runner {
         }
         let handed_back: Vec<ToolCall> = (self.calls.iter())
             .filter(|(j, s)| {
-                *s == Slot::Asking && self.tool(&j.call.name).is_some_and(|t| !t.executable)
+                matches!(s, Slot::Asking) && self.tool(&j.call.name).is_some_and(|t| !t.executable)
             })
             .map(|(j, _)| j.call.clone())
             .collect();
         let asking: Vec<Job> = (self.calls.iter())
-            .filter(|(j, s)| *s == Slot::Asking && !handed_back.contains(&j.call))
+            .filter(|(j, s)| matches!(s, Slot::Asking) && !handed_back.contains(&j.call))
             .map(|(j, _)| j.clone())
             .collect();
         if !asking.is_empty() {
             return Next::Approve(asking);
         }
         let to_start: Vec<Job> = (self.calls.iter())
-            .filter(|(j, s)| *s == Slot::Running && !self.started.contains(&j.call.id))
+            .filter(|(j, s)| matches!(s, Slot::Running) && !self.started.contains(&j.call.id))
             .map(|(j, _)| j.clone())
             .collect();
         if !to_start.is_empty() {
@@ -446,7 +451,7 @@ impl Runner {
                 .extend(to_start.iter().map(|j| j.call.id.clone()));
             return Next::Run(to_start);
         }
-        if self.calls.iter().any(|(_, s)| *s == Slot::Running) {
+        if self.calls.iter().any(|(_, s)| matches!(s, Slot::Running)) {
             return Next::Wait;
         }
         if !handed_back.is_empty() {
@@ -553,7 +558,7 @@ mod tests {
             messages: vec![Message::user("Weather in Paris and Rome?")],
             ..Request::default()
         };
-        Runner::new(request, tools, limits, &HashMap::new(), &|_| false).unwrap()
+        Runner::new(request, tools, limits, &[], &|_| false).unwrap()
     }
 
     fn never(_: &ToolCall) -> bool {
@@ -817,7 +822,7 @@ mod tests {
         assert_eq!(r.messages().len(), 1, "the turn, its calls unanswered");
         let mut history = first.clone();
         history.messages.extend(r.messages().iter().cloned());
-        let none = HashMap::new();
+        let none = [];
         let err = Runner::new(
             history.clone(),
             vec![weather()],
@@ -833,7 +838,7 @@ mod tests {
                 "the call \"b\" has no result and no decision: pass approvals[\"b\"]"
             )
         );
-        let yes = HashMap::from([("b".to_string(), true)]);
+        let yes = [("b".to_string(), true)];
         let mut r =
             Runner::new(history, vec![weather()], RunLimits::default(), &yes, &rome).unwrap();
         let jobs = jobs_of(r.start());
@@ -874,7 +879,7 @@ mod tests {
             history,
             vec![weather(), pick],
             RunLimits::default(),
-            &HashMap::new(),
+            &[],
             &never,
         )
         .unwrap_err();

@@ -25,7 +25,21 @@
 
 use serde_json::{Map, Value};
 
+use crate::json::json_text;
 use crate::json::write::quoted;
+
+/// `items` joined by `sep`. (A loop: `join` and float or `Value` display
+/// would link kilobytes of formatting into the wasm for error messages.)
+pub(crate) fn joined<'a>(items: impl IntoIterator<Item = &'a str>, sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(item);
+    }
+    out
+}
 
 /// How deep schemas may nest, `$ref`s followed included: a deeper one (a
 /// `$ref` cycle, say) is reported, never a stack overflow.
@@ -156,10 +170,7 @@ impl<'s> Checker<'s> {
             };
             if !ok {
                 let want = match types {
-                    Value::Array(ts) => {
-                        let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
-                        names.join(" or ")
-                    }
+                    Value::Array(ts) => joined(ts.iter().filter_map(Value::as_str), " or "),
                     other => other.as_str().unwrap_or("").to_string(),
                 };
                 return fail(
@@ -171,13 +182,14 @@ impl<'s> Checker<'s> {
         }
         if let Some(c) = s.get("const") {
             if !same(c, value) {
-                return fail(path, "const", format!("must be {c}"));
+                return fail(path, "const", format!("must be {}", json_text(c)));
             }
         }
         if let Some(Value::Array(options)) = s.get("enum") {
             if !options.iter().any(|o| same(o, value)) {
-                let list: Vec<String> = options.iter().map(Value::to_string).collect();
-                return fail(path, "enum", format!("must be one of {}", list.join(", ")));
+                let list: Vec<String> = options.iter().map(json_text).collect();
+                let list = joined(list.iter().map(String::as_str), ", ");
+                return fail(path, "enum", format!("must be one of {list}"));
             }
         }
         self.combinators(s, value, path, depth)?;
@@ -185,9 +197,9 @@ impl<'s> Checker<'s> {
             Value::Object(o) => self.object(s, o, path, depth),
             Value::Array(items) => self.array(s, items, path, depth),
             Value::String(text) => {
-                let n = text.chars().count() as f64;
-                bound(s, "minLength", n, |min| n >= min, path, "characters")?;
-                bound(s, "maxLength", n, |max| n <= max, path, "characters")
+                let n = text.chars().count();
+                bound(s, "minLength", n, true, path, "characters")?;
+                bound(s, "maxLength", n, false, path, "characters")
             }
             Value::Number(_) => number(s, value.as_f64().unwrap_or(0.0), path),
             _ => Ok(()),
@@ -228,7 +240,7 @@ impl<'s> Checker<'s> {
                 ),
                 (0, None) => format!("matches none of the schemas of {rule}"),
                 (1, _) => continue,
-                (n, _) if exactly_one => format!("matches {n} of the schemas of oneOf, not one"),
+                (_, _) if exactly_one => "matches more than one of the schemas of oneOf".into(),
                 _ => continue,
             };
             return Err(SchemaError {
@@ -265,8 +277,8 @@ impl<'s> Checker<'s> {
                 Some(sub) => sub,
                 None => match extra {
                     Some(Value::Bool(false)) => {
-                        let known: Vec<&str> = properties
-                            .map(|p| p.keys().map(String::as_str).collect())
+                        let known = properties
+                            .map(|p| joined(p.keys().map(String::as_str), ", "))
                             .unwrap_or_default();
                         return Err(SchemaError {
                             path: path.text(),
@@ -274,7 +286,7 @@ impl<'s> Checker<'s> {
                             message: format!(
                                 "has the property {}, which is not allowed (allowed: {})",
                                 quoted(key),
-                                known.join(", ")
+                                known
                             ),
                         });
                     }
@@ -297,9 +309,8 @@ impl<'s> Checker<'s> {
         path: &mut Path<'v>,
         depth: usize,
     ) -> Result<(), SchemaError> {
-        let n = items.len() as f64;
-        bound(s, "minItems", n, |min| n >= min, path, "items")?;
-        bound(s, "maxItems", n, |max| n <= max, path, "items")?;
+        bound(s, "minItems", items.len(), true, path, "items")?;
+        bound(s, "maxItems", items.len(), false, path, "items")?;
         if let Some(sub) = s.get("items").filter(|i| i.is_object() || i.is_boolean()) {
             for (i, item) in items.iter().enumerate() {
                 path.0.push(Step::Index(i));
@@ -320,7 +331,7 @@ impl<'s> Checker<'s> {
         }
         let mut at = self.root;
         for token in pointer.strip_prefix('/')?.split('/') {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            let token = unescape(token);
             at = match at {
                 Value::Object(o) => o.get(&token)?,
                 Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
@@ -333,6 +344,26 @@ impl<'s> Checker<'s> {
 
 /// A number keyword, its test (value, limit) and how its message says it.
 type NumberRule = (&'static str, fn(f64, f64) -> bool, &'static str);
+
+/// A JSON Pointer token with its `~1` (`/`) and `~0` (`~`) escapes undone.
+fn unescape(token: &str) -> String {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('~', Some('1')) => {
+                out.push('/');
+                chars.next();
+            }
+            ('~', Some('0')) => {
+                out.push('~');
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
 
 /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
 fn number(s: &Map<String, Value>, x: f64, path: &Path<'_>) -> Result<(), SchemaError> {
@@ -350,7 +381,7 @@ fn number(s: &Map<String, Value>, x: f64, path: &Path<'_>) -> Result<(), SchemaE
                     rule,
                     message: format!(
                         "must be {words} {}",
-                        s.get(rule).map_or_else(String::new, Value::to_string)
+                        s.get(rule).map_or_else(String::new, json_text)
                     ),
                 });
             }
@@ -359,30 +390,36 @@ fn number(s: &Map<String, Value>, x: f64, path: &Path<'_>) -> Result<(), SchemaE
     Ok(())
 }
 
-/// A count limit (`minLength`, `maxItems`, ...) on `n` of `unit`.
+/// A count limit (`minLength`, `maxItems`, ...) on `n` of `unit`: `min`
+/// says which side. (A limit that is not a whole number is read as its
+/// whole part, rounded towards the safe side.)
 fn bound(
     s: &Map<String, Value>,
     rule: &'static str,
-    n: f64,
-    ok: impl Fn(f64) -> bool,
+    n: usize,
+    min: bool,
     path: &Path<'_>,
     unit: &str,
 ) -> Result<(), SchemaError> {
     let Some(limit) = s.get(rule).and_then(Value::as_f64) else {
         return Ok(());
     };
-    if ok(limit) {
+    let n = n as u64;
+    let limit = if min { limit.ceil() } else { limit.floor() }.max(0.0) as u64;
+    if (min && n >= limit) || (!min && n <= limit) {
         return Ok(());
     }
-    let words = if rule.starts_with("min") {
-        "at least"
-    } else {
-        "at most"
-    };
+    let words = if min { "at least" } else { "at most" };
+    let mut message = format!("must have {words} ");
+    message.push_str(itoa::Buffer::new().format(limit));
+    message.push(' ');
+    message.push_str(unit);
+    message.push_str(", not ");
+    message.push_str(itoa::Buffer::new().format(n));
     Err(SchemaError {
         path: path.text(),
         rule,
-        message: format!("must have {words} {limit} {unit}, not {n}"),
+        message,
     })
 }
 

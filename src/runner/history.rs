@@ -1,8 +1,6 @@
 //! What the runner reads from and writes into the history: the calls left
 //! unanswered, the tool result parts, the usage summed over steps.
 
-use std::collections::HashSet;
-
 use super::Outcome;
 use crate::model::response::sum;
 use crate::model::{Message, Part, ToolCall, Usage};
@@ -10,7 +8,7 @@ use crate::model::{Message, Part, ToolCall, Usage};
 /// The tool calls of `messages` that no later tool result answers, with
 /// the path of each.
 pub(super) fn unanswered(messages: &[Message]) -> Vec<(ToolCall, String)> {
-    let answered: HashSet<&str> = (messages.iter())
+    let answered: Vec<&str> = (messages.iter())
         .flat_map(|m| &m.parts)
         .filter_map(|p| match p {
             Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
@@ -27,7 +25,7 @@ pub(super) fn unanswered(messages: &[Message]) -> Vec<(ToolCall, String)> {
                 ..
             } = p
             {
-                if !answered.contains(id.as_str()) {
+                if !answered.contains(&id.as_str()) {
                     let call = ToolCall {
                         id: id.clone(),
                         name: name.clone(),
