@@ -23,6 +23,7 @@ before(async () => {
     fs.existsSync(path.join(dir, "build/index.js")),
     "build the Worker first: scripts/test does (worker-build --release in examples/workers-rs)",
   );
+  await mock.ready();
   // The mock writes each answer in 48-byte pieces 15 ms apart, so that a
   // turn takes a while and its events come in many chunks.
   worker = await startWorker({

@@ -146,6 +146,7 @@ before(
     }
     assert.equal(install.code, 0, `scripts/litellm.sh failed:\n${install.stderr}`);
     const bin = install.stdout.trim().split("\n").at(-1);
+    await mock.ready();
     proxy = await startLiteLLM(bin, { upstream: `${mock.url}/v1` });
     process.stderr.write(`LiteLLM answered after ${proxy.startMs} ms at ${proxy.url}\n`);
   },

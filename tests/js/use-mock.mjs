@@ -8,16 +8,21 @@ import { startMock } from "./mock-server.mjs";
  * Starts the mock provider (tests/js/mock-server.mjs; `options` go to
  * startMock) before this file's first test and closes it after its last.
  * Returns a handle that holds the running mock's fields (url, port,
- * requests, reset, close) from the file's first `before` hook on, so a
- * file can use it as `mock.url` in its tests and later hooks.
+ * requests, reset, close) once it has started. Tests can use `mock.url`
+ * directly; a file's own `before` hook that needs it awaits
+ * `mock.ready()` first (node:test may run a file's `before` hooks
+ * without waiting for the one before it to settle).
  */
 export function useMock(options) {
   const mock = {};
-  before(async () => {
-    Object.assign(mock, await startMock(options));
-  });
+  let started;
+  mock.ready = () => {
+    started ??= startMock(options).then((m) => Object.assign(mock, m));
+    return started;
+  };
+  before(() => mock.ready());
   after(async () => {
-    await mock.close?.();
+    if (started) await (await started).close();
   });
   return mock;
 }
