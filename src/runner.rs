@@ -639,8 +639,8 @@ mod tests {
         );
         assert_eq!(r.steps().len(), 2);
         assert_eq!((r.usage().input, r.usage().output), (Some(20), Some(10)));
-        // The second request is valid for every provider.
-        for p in Provider::ALL {
+        // The second request is valid for every provider this build has.
+        for p in Provider::ALL.into_iter().filter(|p| p.adapter().is_some()) {
             let config = ClientConfig::new(p)
                 .with_model("m")
                 .with_base_url("http://127.0.0.1:1/v1");
