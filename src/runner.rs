@@ -4,6 +4,12 @@
 //! each request, runs the tools the [`Runner`] hands it, and tells it what
 //! happened; the runner never sleeps, sends or runs anything itself.
 //!
+//! **A preview, not for use yet.** No driver runs it so far (issue 26).
+//! Still open: a forced `tool_choice` is sent again at every step; the
+//! results of a turn that mixes client tools and the driver's go back in
+//! two messages; approvals carry no reason; and [`ToolSpec`] repeats what
+//! [`Request::tools`] declares, unchecked.
+//!
 //! The rules, each the answer to a bug peers' loops have had:
 //!
 //! - **Whole calls from finished turns only.** A call runs only if it came
@@ -176,8 +182,12 @@ impl Runner {
                         ),
                     ))
                 }
+                None => Slot::Result(runner.unknown(&call)),
                 _ if decided == Some(false) => Slot::Result(denied(&call.id)),
-                _ => Slot::Running,
+                _ => match runner.checked(&call) {
+                    Err(message) => Slot::Result(error_part(&call.id, message)),
+                    Ok(_) => Slot::Running,
+                },
             };
             runner.add_call(call, 0, slot);
         }
@@ -197,10 +207,24 @@ impl Runner {
     }
 
     /// A call of the streaming turn came whole. A read-only tool whose
-    /// arguments pass may start now: its job is returned, and its outcome
-    /// is reported with [`Runner::tool_done`] like any other.
-    pub fn call_whole(&mut self, call: &ToolCall) -> Option<Job> {
-        if self.stopped.is_some() || self.started.contains(&call.id) {
+    /// arguments pass and that needs no approval may start now: its job is
+    /// returned, and its outcome is reported with [`Runner::tool_done`]
+    /// like any other.
+    pub fn call_whole(
+        &mut self,
+        call: &ToolCall,
+        needs_approval: &dyn Fn(&ToolCall) -> bool,
+    ) -> Option<Job> {
+        // (Not in a turn whose calls will not run: the final answer's, or
+        // one at the step limit; not an id used before, which the turn's
+        // end renames.)
+        if self.stopped.is_some()
+            || self.last
+            || self.step >= self.limits.max_steps
+            || self.id_used(&call.id)
+            || self.early.iter().any(|(id, _)| *id == call.id)
+            || needs_approval(call)
+        {
             return None;
         }
         let tool = self.tool(&call.name)?;
@@ -227,6 +251,8 @@ impl Runner {
         if let Some(reason) = self.stopped {
             return Next::Stop(reason);
         }
+        let mut response = response;
+        self.unique_ids(&mut response);
         self.usage = add_usage(&self.usage, &response.usage);
         self.messages.push(response.message.clone());
         let calls = response.tool_calls.clone();
@@ -237,7 +263,22 @@ impl Runner {
         self.steps.push(response);
         let early = std::mem::take(&mut self.early);
         if !safe {
-            // Early results of a cut-off turn are discarded, never sent.
+            // None of a cut-off turn's calls runs; early results are
+            // discarded, never sent. Each call gets a result, so the
+            // history replays and no later run takes them up.
+            let why = format!(
+                "not run: the turn was cut off ({})",
+                crate::model::to_json::finish_reason_name(
+                    self.steps
+                        .last()
+                        .map_or(FinishReason::Other, |r| r.finish_reason)
+                )
+            );
+            for call in calls {
+                let part = not_run(&call.id, &why);
+                self.add_call(call, self.step, Slot::Result(part));
+            }
+            self.flush();
             return self.stop(StopReason::Truncated);
         }
         if calls.is_empty() {
@@ -254,13 +295,16 @@ impl Runner {
         }
         let at_limit = self.step >= self.limits.max_steps;
         for call in calls {
-            let slot = if at_limit {
-                Slot::Result(not_run(&call.id, "not run: step limit"))
+            let slot = if self.calls.iter().any(|(j, _)| j.call.id == call.id) {
+                Slot::Result(not_run(&call.id, "not run: the turn repeats this call id"))
             } else if let Some((_, outcome)) = early.iter().find(|(id, _)| *id == call.id) {
+                // (At the limit too: an early result is kept.)
                 match outcome {
                     Some(outcome) => Slot::Result(result(&call.id, outcome)),
                     None => Slot::Running,
                 }
+            } else if at_limit {
+                Slot::Result(not_run(&call.id, "not run: step limit"))
             } else if self.started.contains(&call.id) {
                 Slot::Result(not_run(
                     &call.id,
@@ -292,11 +336,15 @@ impl Runner {
 
     /// The driver's decision on a call it was asked to approve.
     pub fn decide(&mut self, call_id: &str, approved: bool, reason: Option<&str>) -> Next {
-        if let Some((_, slot)) = self
-            .calls
-            .iter_mut()
-            .find(|(j, s)| j.call.id == call_id && matches!(s, Slot::Asking))
-        {
+        let asked = (self.calls.iter()).position(|(j, s)| {
+            j.call.id == call_id
+                && matches!(s, Slot::Asking)
+                && self.tool(&j.call.name).is_some_and(|t| t.executable)
+        });
+        let Some(at) = asked.filter(|_| self.stopped.is_none()) else {
+            return self.idle(); // not asked about: nothing changes
+        };
+        if let Some((_, slot)) = self.calls.get_mut(at) {
             *slot = if approved {
                 Slot::Running
             } else {
@@ -312,28 +360,42 @@ impl Runner {
     /// A call the runner handed out ended.
     pub fn tool_done(&mut self, call_id: &str, outcome: Outcome) -> Next {
         if let Some((_, slot)) = self.early.iter_mut().find(|(id, _)| id == call_id) {
-            *slot = Some(outcome);
-            return Next::Wait;
+            if slot.is_none() {
+                *slot = Some(outcome);
+            }
+            return self.idle();
         }
-        if let Some((_, slot)) = (self.calls.iter_mut())
-            .find(|(j, s)| j.call.id == call_id && matches!(s, Slot::Running))
-        {
-            *slot = Slot::Result(result(call_id, &outcome));
+        let stopped = self.stopped.is_some();
+        let running = (self.calls.iter_mut())
+            .find(|(j, s)| j.call.id == call_id && matches!(s, Slot::Running));
+        match running {
+            Some((_, slot)) if !stopped => {
+                *slot = Slot::Result(result(call_id, &outcome));
+                self.advance()
+            }
+            // Unknown, finished already, or after the stop: nothing changes.
+            _ => self.idle(),
         }
-        self.advance()
     }
 
     /// There is no one to ask ([`Next::Approve`] with no approver): the
-    /// run stops [`StopReason::ApprovalPending`] before any call of the
-    /// turn runs, its calls unanswered in [`Runner::messages`] and those
-    /// that need a decision in [`Runner::pending`]. The caller resumes with
-    /// the same history and its decisions ([`Runner::new`]'s `approvals`).
+    /// run stops [`StopReason::ApprovalPending`]. The results decided so
+    /// far go into [`Runner::messages`]; the calls that need a decision
+    /// ([`Runner::pending`]) and any still running stay unanswered. The
+    /// caller resumes with the same history and its decisions
+    /// ([`Runner::new`]'s `approvals`).
     pub fn pause_for_approval(&mut self) -> Next {
+        if self.stopped.is_some() {
+            return self.idle();
+        }
         self.pending = (self.calls.iter())
             .filter(|(_, s)| matches!(s, Slot::Asking))
             .map(|(j, _)| j.call.clone())
             .collect();
-        self.calls.clear();
+        // The results decided so far go in; the calls waiting for a
+        // decision, and those still running, stay unanswered for the
+        // resumed run.
+        self.flush();
         self.early.clear();
         self.stop(StopReason::ApprovalPending)
     }
@@ -390,6 +452,68 @@ impl Runner {
     }
 
     // ------------------------------------------------------------ inside
+
+    /// What to do when nothing changed: the stop, or wait.
+    fn idle(&self) -> Next {
+        self.stopped.map_or(Next::Wait, Next::Stop)
+    }
+
+    /// Whether a call id was used before this turn: in the history, in an
+    /// earlier step, or by a call started in an earlier step.
+    fn id_used(&self, id: &str) -> bool {
+        let in_messages = (self.request.messages.iter().chain(&self.messages))
+            .flat_map(|m| &m.parts)
+            .any(|p| matches!(p, Part::ToolCall { id: used, .. } if used == id));
+        let started_before =
+            self.started.iter().any(|s| s == id) && !self.early.iter().any(|(e, _)| e == id);
+        in_messages || started_before
+    }
+
+    /// Renames the turn's calls whose ids were used before (providers
+    /// that send none get ids made up per turn: Gemini's tool names,
+    /// `skyl00001`), in the message and the calls alike, so that each
+    /// call of a run has its own id: `get_weather` becomes `get_weather#2`.
+    fn unique_ids(&self, response: &mut Response) {
+        let mut renames: Vec<(String, String)> = Vec::new();
+        for call in &response.tool_calls {
+            if renames.iter().any(|(old, _)| *old == call.id) || !self.id_used(&call.id) {
+                continue;
+            }
+            let base = match call.id.rsplit_once('#') {
+                Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+                _ => call.id.as_str(),
+            };
+            let taken = |id: &str| {
+                self.id_used(id)
+                    || response.tool_calls.iter().any(|c| c.id == id)
+                    || renames.iter().any(|(_, n)| n == id)
+            };
+            let fresh = (2u32..1000)
+                .map(|k| {
+                    let mut id = format!("{base}#");
+                    id.push_str(itoa::Buffer::new().format(k));
+                    id
+                })
+                .find(|id| !taken(id));
+            if let Some(fresh) = fresh {
+                renames.push((call.id.clone(), fresh));
+            }
+        }
+        for (old, new) in &renames {
+            for call in &mut response.tool_calls {
+                if call.id == *old {
+                    call.id.clone_from(new);
+                }
+            }
+            for part in &mut response.message.parts {
+                if let Part::ToolCall { id, .. } = part {
+                    if id == old {
+                        id.clone_from(new);
+                    }
+                }
+            }
+        }
+    }
 
     fn tool(&self, name: &str) -> Option<&ToolSpec> {
         self.tools.iter().find(|t| t.name == name)
@@ -664,10 +788,19 @@ mod tests {
             let mut r = runner(vec![weather().read_only()], RunLimits::default());
             r.start();
             let c = call("a", "get_weather", r#"{"city":"Paris"}"#);
-            assert!(r.call_whole(&c).is_some(), "read-only: starts early");
+            assert!(
+                r.call_whole(&c, &never).is_some(),
+                "read-only: starts early"
+            );
             let next = r.finish_step(turn("", &[c], finish), &never);
             assert_eq!(next, Next::Stop(StopReason::Truncated), "{finish:?}");
-            assert_eq!(r.messages().len(), 1, "the turn is kept, no results");
+            assert_eq!(r.messages().len(), 2, "the turn is kept, with results");
+            let (_, text, is_error) = &results(&r)[0];
+            assert!(
+                text.starts_with("not run: the turn was cut off ("),
+                "{text}"
+            );
+            assert!(is_error);
             assert_eq!(
                 r.tool_done("a", Outcome::Done("x".into())),
                 Next::Stop(StopReason::Truncated)
@@ -684,12 +817,12 @@ mod tests {
         r.start();
         let read = call("a", "get_weather", r#"{"city":"Paris"}"#);
         let w = call("b", "write", "{}");
-        let early = r.call_whole(&read).unwrap();
+        let early = r.call_whole(&read, &never).unwrap();
         assert_eq!(early.call.id, "a");
-        assert_eq!(r.call_whole(&read), None, "once");
-        assert_eq!(r.call_whole(&w), None, "not read-only");
+        assert_eq!(r.call_whole(&read, &never), None, "once");
+        assert_eq!(r.call_whole(&w, &never), None, "not read-only");
         assert_eq!(
-            r.call_whole(&call("c", "get_weather", r#"{"town":"x"}"#)),
+            r.call_whole(&call("c", "get_weather", r#"{"town":"x"}"#), &never),
             None,
             "invalid arguments never start"
         );
@@ -731,17 +864,40 @@ mod tests {
         );
         assert!(got.iter().all(|g| g.2));
         assert_eq!(second.messages.len(), 3);
-        // The same id again in the next turn does not run twice.
+        // An id used in an earlier turn (one a provider made up per turn)
+        // is renamed, in the message too, and runs as the new call it is.
         let again = [call("c", "get_weather", r#"{"city":"x"}"#)];
         let jobs = jobs_of(r.finish_step(turn("", &again, FinishReason::ToolCalls), &never));
         request_of(r.tool_done(&jobs[0].call.id, Outcome::Done("1".into())));
-        let dup = [call("c", "get_weather", r#"{"city":"x"}"#)];
-        request_of(r.finish_step(turn("", &dup, FinishReason::ToolCalls), &never));
+        let jobs = jobs_of(r.finish_step(turn("", &again, FinishReason::ToolCalls), &never));
+        assert_eq!(jobs[0].call.id, "c#2");
+        let turn_parts = &r.messages()[r.messages().len() - 1].parts;
         assert!(
-            results(&r)[0].1.contains("already ran"),
-            "{:?}",
-            results(&r)
+            turn_parts
+                .iter()
+                .any(|p| matches!(p, Part::ToolCall { id, .. } if id == "c#2")),
+            "{turn_parts:?}"
         );
+        request_of(r.tool_done("c#2", Outcome::Done("2".into())));
+        assert_eq!(results(&r), [("c#2".into(), "2".into(), false)]);
+        // A report for a call that is not running changes nothing.
+        assert_eq!(
+            r.tool_done("c#2", Outcome::Done("again".into())),
+            Next::Wait
+        );
+        assert_eq!(r.tool_done("zzz", Outcome::Done("x".into())), Next::Wait);
+        assert_eq!(r.decide("zzz", true, None), Next::Wait);
+        assert_eq!(r.step(), 4);
+        // The same id twice in one turn: the second gets an error result.
+        let twice = [
+            call("d", "get_weather", r#"{"city":"x"}"#),
+            call("d", "get_weather", r#"{"city":"y"}"#),
+        ];
+        let jobs = jobs_of(r.finish_step(turn("", &twice, FinishReason::ToolCalls), &never));
+        assert_eq!(jobs.len(), 1);
+        request_of(r.tool_done("d", Outcome::Done("3".into())));
+        let got = results(&r);
+        assert_eq!(got[1].1, "not run: the turn repeats this call id");
     }
 
     /// The step limit counts requests; the calls not run get results; with
@@ -911,5 +1067,104 @@ mod tests {
             r.tool_done("b", Outcome::Done("x".into())),
             Next::Stop(StopReason::Aborted)
         );
+    }
+
+    /// The review's cases: an approval is never skipped by an early start;
+    /// a pause keeps the results already decided; the history's calls are
+    /// checked like a turn's; a Gemini-style id repeated in the next step
+    /// is renamed; an early result at the step limit is kept.
+    #[test]
+    fn approvals_pauses_history_and_ids_hold_up() {
+        let all = |_: &ToolCall| true;
+        let mut r = runner(vec![weather().read_only()], RunLimits::default());
+        r.start();
+        let a = call("a", "get_weather", r#"{"city":"Paris"}"#);
+        assert_eq!(r.call_whole(&a, &all), None, "needs approval: not early");
+
+        // A pause keeps what was decided (here an unknown tool's error).
+        let mut r = runner(vec![weather()], RunLimits::default());
+        let first = request_of(r.start());
+        let turn_calls = [call("x", "gone", "{}"), a.clone()];
+        let asked = jobs_of(r.finish_step(turn("", &turn_calls, FinishReason::ToolCalls), &all));
+        assert_eq!(asked.len(), 1);
+        assert_eq!(
+            r.pause_for_approval(),
+            Next::Stop(StopReason::ApprovalPending)
+        );
+        assert_eq!(
+            r.pause_for_approval(),
+            Next::Stop(StopReason::ApprovalPending)
+        );
+        assert_eq!(results(&r).len(), 1, "the unknown tool's result is kept");
+        let mut history = first.clone();
+        history.messages.extend(r.messages().iter().cloned());
+        let yes = [("a".to_string(), true)];
+        let mut resumed =
+            Runner::new(history, vec![weather()], RunLimits::default(), &yes, &all).unwrap();
+        let jobs = jobs_of(resumed.start());
+        assert_eq!(
+            jobs.iter().map(|j| j.call.id.as_str()).collect::<Vec<_>>(),
+            ["a"]
+        );
+
+        // The history's unanswered calls are checked like a turn's.
+        let mut history = first.clone();
+        history.messages.push(
+            turn(
+                "",
+                &[
+                    call("u", "gone", "{}"),
+                    call("v", "get_weather", r#"{"city":1}"#),
+                ],
+                FinishReason::ToolCalls,
+            )
+            .message,
+        );
+        let mut r =
+            Runner::new(history, vec![weather()], RunLimits::default(), &[], &never).unwrap();
+        request_of(r.start());
+        let got = results(&r);
+        assert!(got[0].1.starts_with("there is no tool"), "{got:?}");
+        assert!(got[1].1.starts_with("invalid arguments: $.city"), "{got:?}");
+
+        // Gemini names its calls by the tool: the next step's is renamed.
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let g = [call("get_weather", "get_weather", r#"{"city":"Paris"}"#)];
+        let jobs = jobs_of(r.finish_step(turn("", &g, FinishReason::ToolCalls), &never));
+        request_of(r.tool_done(&jobs[0].call.id, Outcome::Done("9 C".into())));
+        let jobs = jobs_of(r.finish_step(turn("", &g, FinishReason::ToolCalls), &never));
+        assert_eq!(jobs[0].call.id, "get_weather#2");
+
+        // At the step limit an early result is kept, not relabelled.
+        let limits = RunLimits {
+            max_steps: 1,
+            final_answer: false,
+        };
+        let mut r = runner(vec![weather().read_only()], limits);
+        r.start();
+        assert_eq!(
+            r.call_whole(&a, &never),
+            None,
+            "the last step's calls never run"
+        );
+        let mut r = runner(
+            vec![weather().read_only()],
+            RunLimits {
+                max_steps: 2,
+                ..limits
+            },
+        );
+        r.start();
+        let early = r.call_whole(&a, &never).unwrap();
+        assert_eq!(
+            r.tool_done(&early.call.id, Outcome::Done("9 C".into())),
+            Next::Wait
+        );
+        request_of(r.finish_step(
+            turn("", std::slice::from_ref(&a), FinishReason::ToolCalls),
+            &never,
+        ));
+        assert_eq!(results(&r), [("a".into(), "9 C".into(), false)]);
     }
 }

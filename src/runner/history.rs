@@ -6,37 +6,37 @@ use crate::model::response::sum;
 use crate::model::{Message, Part, ToolCall, Usage};
 
 /// The tool calls of `messages` that no later tool result answers, with
-/// the path of each.
+/// the path of each. A result answers the earliest open call of its id
+/// before it, so ids a provider repeats across turns are told apart by
+/// position.
 pub(super) fn unanswered(messages: &[Message]) -> Vec<(ToolCall, String)> {
-    let answered: Vec<&str> = (messages.iter())
-        .flat_map(|m| &m.parts)
-        .filter_map(|p| match p {
-            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut out = Vec::new();
+    let mut open: Vec<(ToolCall, String)> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         for (j, p) in m.parts.iter().enumerate() {
-            if let Part::ToolCall {
-                id,
-                name,
-                arguments,
-                ..
-            } = p
-            {
-                if !answered.contains(&id.as_str()) {
-                    let call = ToolCall {
+            match p {
+                Part::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                } => open.push((
+                    ToolCall {
                         id: id.clone(),
                         name: name.clone(),
                         arguments: arguments.clone(),
-                    };
-                    out.push((call, format!("messages[{i}].parts[{j}]")));
+                    },
+                    format!("messages[{i}].parts[{j}]"),
+                )),
+                Part::ToolResult { call_id, .. } => {
+                    if let Some(at) = open.iter().position(|(c, _)| c.id == *call_id) {
+                        open.remove(at);
+                    }
                 }
+                _ => {}
             }
         }
     }
-    out
+    open
 }
 
 pub(super) fn error_part(call_id: &str, content: String) -> Part {

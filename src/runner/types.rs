@@ -50,11 +50,28 @@ impl ToolSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunLimits {
-    /// Model requests at most (20 by default).
+    /// Model requests at most (20 by default), the final answer's aside.
     pub max_steps: u32,
     /// When the step limit is reached, send one more request with the tools
     /// turned off (`toolChoice: none`), so that the run ends in text.
     pub final_answer: bool,
+}
+
+impl RunLimits {
+    /// At most `max_steps` model requests.
+    pub fn new(max_steps: u32) -> Self {
+        RunLimits {
+            max_steps,
+            final_answer: false,
+        }
+    }
+
+    /// With [`final_answer`](Self::final_answer) set.
+    #[must_use]
+    pub fn with_final_answer(mut self) -> Self {
+        self.final_answer = true;
+        self
+    }
 }
 
 impl Default for RunLimits {
@@ -68,6 +85,7 @@ impl Default for RunLimits {
 
 /// A call to run now, with its parsed arguments.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Job {
     /// The call.
     pub call: ToolCall,
