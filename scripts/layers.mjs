@@ -20,6 +20,8 @@ const LAYERS = [
   ["error", "http", "retry", "policy", "runner", "sse", "framing", "accumulate"],
   ["providers"],
   ["stream"],
+  // One request as a state machine, which both drivers carry out.
+  ["run"],
   // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).
   ["shell", "web"],
 ];

@@ -103,6 +103,7 @@ mod model;
 mod policy;
 mod providers;
 mod retry;
+mod run;
 mod runner;
 mod shell;
 mod sse;
@@ -125,6 +126,7 @@ pub use providers::{
     Provider,
 };
 pub use retry::RetryPolicy;
+pub use run::{Cancel, RunMachine, Step, Timers};
 pub use runner::{Job, Next, Outcome, RunLimits, Runner, StopReason, ToolSpec};
 pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;
