@@ -158,7 +158,7 @@ pub mod openai {
 pub mod __shell {
     pub use crate::shell::{
         boundary_version, encode, expand_result, http_error, interrupt, request_id, response,
-        retry_delay, validate, BoundaryStream,
+        retry_delay, validate, BoundaryRun, BoundaryStream,
     };
     /// The `#[wasm_bindgen]` exports.
     #[cfg(target_arch = "wasm32")]

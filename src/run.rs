@@ -214,7 +214,6 @@ impl RunMachine {
     /// (`Ok`), with an error, or not yet (`None`). The JS half writes it
     /// beside the events, so that `response()` settles before the `finish`
     /// event is handed out.
-    #[allow(dead_code)] // the JS half's boundary calls it (the next commit)
     pub(crate) fn ending(&self) -> Option<Result<(), &Error>> {
         self.pending.as_ref().map(|end| end.as_ref().map(|_| ()))
     }

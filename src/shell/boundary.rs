@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::json::write::{object_text, push_decimal, Out};
 use crate::model::to_json;
 use crate::model::{Part, StreamEvent};
+use crate::providers::Provider;
 use crate::stream::StreamDecoder;
 
 /// The length of `s` in UTF-16 code units (what JS string indices count).
@@ -207,8 +208,16 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
 #[derive(Debug)]
 pub struct BoundaryStream {
     inner: StreamDecoder,
+    writer: Writer,
+}
+
+/// Writes stream results in the boundary format: the events of a chunk,
+/// then the error or the end (see [`BoundaryStream::feed`]).
+#[derive(Debug)]
+pub(crate) struct Writer {
     provider: &'static str,
-    events: Vec<StreamEvent>,
+    /// The events to write next.
+    pub(crate) events: Vec<StreamEvent>,
     /// `tool_call` events written so far.
     calls_sent: usize,
     /// The buffers a result is written in, kept from one result to the
@@ -250,26 +259,36 @@ impl Scratch {
     }
 }
 
-impl BoundaryStream {
-    /// A decoder for the named provider.
-    pub fn new(provider: &str, max_event_bytes: Option<usize>) -> Result<Self, String> {
-        let p = provider_named(provider).map_err(|e| error_json(&e, "unknown"))?;
-        let inner = match max_event_bytes {
-            Some(limit) => StreamDecoder::with_max_event_bytes(p, limit),
-            None => StreamDecoder::new(p),
-        };
-        Ok(BoundaryStream {
-            inner,
-            provider: p.name(),
+impl Writer {
+    pub(crate) fn new(provider: Provider) -> Self {
+        Writer {
+            provider: provider.name(),
             events: Vec::new(),
             calls_sent: 0,
             scratch: Scratch::default(),
-        })
+        }
+    }
+
+    /// A result: the events, then the error, or `"done": true` when `end`
+    /// says the stream ended well (`events_emitted`: whether any event was
+    /// handed out before the error).
+    pub(crate) fn result(
+        &mut self,
+        end: Option<Result<(), &Error>>,
+        events_emitted: bool,
+    ) -> String {
+        self.events_json();
+        match end {
+            Some(Ok(())) => self.scratch.out.extend_from_slice(b",\"done\":true"),
+            Some(Err(e)) => self.with_error(e, events_emitted),
+            None => {}
+        }
+        self.seal()
     }
 
     /// `{"events":[...],"lens":[...]` into the scratch buffers, with each
     /// event's payload strings left empty in the JSON and appended to its
-    /// strings instead (see [`Self::feed`]).
+    /// strings instead (see [`BoundaryStream::feed`]).
     fn events_json(&mut self) {
         let Scratch { out, strs, lens } = &mut self.scratch;
         out.extend_from_slice(b"{\"events\":[");
@@ -311,7 +330,7 @@ impl BoundaryStream {
         text
     }
 
-    fn with_error(&mut self, e: &Error) {
+    fn with_error(&mut self, e: &Error, events_emitted: bool) {
         let out = &mut self.scratch.out;
         out.extend_from_slice(b",\"error\":");
         let mut info = super::error_info::info(e, self.provider);
@@ -319,10 +338,25 @@ impl BoundaryStream {
         // as this decoder knows: also the kinds without a flag of their
         // own (an event too large, a content filter), which are never
         // retryable.
-        info.events_emitted |= self.inner.events_emitted();
+        info.events_emitted |= events_emitted;
         let mut w = Out::from_bytes(std::mem::take(out));
         error_info::error_info(&mut w.object(), &info);
         *out = w.into_bytes();
+    }
+}
+
+impl BoundaryStream {
+    /// A decoder for the named provider.
+    pub fn new(provider: &str, max_event_bytes: Option<usize>) -> Result<Self, String> {
+        let p = provider_named(provider).map_err(|e| error_json(&e, "unknown"))?;
+        let inner = match max_event_bytes {
+            Some(limit) => StreamDecoder::with_max_event_bytes(p, limit),
+            None => StreamDecoder::new(p),
+        };
+        Ok(BoundaryStream {
+            inner,
+            writer: Writer::new(p),
+        })
     }
 
     /// Feeds a chunk: `{"events": [...], "lens": [...]}`, plus `"error"` if
@@ -345,27 +379,22 @@ impl BoundaryStream {
     /// A chunk that completes no event (most of them, when a server sends
     /// one event per chunk of argument fragments) returns `""`.
     pub fn feed(&mut self, chunk: &[u8]) -> String {
-        let result = self.inner.feed(chunk, &mut self.events);
-        if result.is_ok() && self.events.is_empty() {
+        let w = &mut self.writer;
+        let result = self.inner.feed(chunk, &mut w.events);
+        if result.is_ok() && w.events.is_empty() {
             return String::new();
         }
-        self.events_json();
-        if let Err(e) = result {
-            self.with_error(&e);
-        }
-        self.seal()
+        let emitted = self.inner.events_emitted();
+        w.result(result.as_ref().err().map(Err), emitted)
     }
 
     /// Ends the body: as [`Self::feed`], with `"done": true` (the response
     /// is in the final `finish` event) or `"error"`.
     pub fn finish(&mut self) -> String {
-        let result = self.inner.finish(&mut self.events);
-        self.events_json();
-        match result {
-            Ok(_) => self.scratch.out.extend_from_slice(b",\"done\":true"),
-            Err(e) => self.with_error(&e),
-        }
-        self.seal()
+        let w = &mut self.writer;
+        let result = self.inner.finish(&mut w.events);
+        let emitted = self.inner.events_emitted();
+        w.result(Some(result.as_ref().map(|_| ())), emitted)
     }
 
     /// Whether any event has been handed out.
@@ -523,16 +552,20 @@ mod tests {
         let mut calls = Vec::new();
         let small = rebuild_with(&d.feed(frame("Hi").as_bytes()), &mut calls);
         assert_eq!(small["events"][0]["text"], "Hi");
-        let kept = d.scratch.strs.capacity();
+        let kept = d.writer.scratch.strs.capacity();
         assert!(kept > 0, "the strings' buffer is kept");
         let again = rebuild_with(&d.feed(frame("there").as_bytes()), &mut calls);
         assert_eq!(again["events"][0]["text"], "there");
-        assert_eq!(d.scratch.strs.capacity(), kept, "and not grown again");
+        assert_eq!(
+            d.writer.scratch.strs.capacity(),
+            kept,
+            "and not grown again"
+        );
         let large = "x".repeat(Scratch::KEEP * 2);
         let out = rebuild_with(&d.feed(frame(&large).as_bytes()), &mut calls);
         assert_eq!(out["events"][0]["text"], large.as_str());
-        assert!(d.scratch.strs.capacity() <= Scratch::KEEP);
-        assert!(d.scratch.out.is_empty() && d.scratch.lens.is_empty());
+        assert!(d.writer.scratch.strs.capacity() <= Scratch::KEEP);
+        assert!(d.writer.scratch.out.is_empty() && d.writer.scratch.lens.is_empty());
     }
 
     /// An error after an event says so, whatever its kind: the JS half

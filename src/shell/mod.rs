@@ -11,6 +11,7 @@ pub(crate) mod decisions;
 pub(crate) mod error_info;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod policy_js;
+pub(crate) mod run;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod to_json_tests;
 #[cfg(target_arch = "wasm32")]
@@ -20,12 +21,15 @@ use serde_json::Value;
 
 pub use boundary::{boundary_version, expand_result, BoundaryStream};
 pub use decisions::{interrupt, request_id, retry_delay};
+pub use run::BoundaryRun;
 
 use crate::error::Error;
+use crate::http::HttpRequest;
 use crate::json::write::quoted;
 use crate::model::from_json::{self as read, At, ReadError};
 use crate::model::to_json;
 use crate::model::validate::{validate_request, validate_tool, validate_tool_call};
+use crate::model::{Request, Response};
 use crate::providers::{
     decode_error, decode_error_at, decode_response, encode_request, provider_names, ClientConfig,
     Provider,
@@ -91,7 +95,16 @@ fn provider_label(name: &str) -> &'static str {
 }
 
 fn error_json(e: &Error, provider: &'static str) -> String {
-    let info = error_info::info(e, provider);
+    error_json_with(e, provider, None)
+}
+
+/// [`error_json`], reporting `partial` when the error keeps no partial
+/// response of its own.
+fn error_json_with(e: &Error, provider: &'static str, partial: Option<Response>) -> String {
+    let mut info = error_info::info(e, provider);
+    if info.partial.is_none() {
+        info.partial = partial;
+    }
     to_json::wrapped("error", |o| error_info::error_info(o, &info))
 }
 
@@ -119,6 +132,19 @@ fn parse<T>(
 /// Encodes a request: `{"ok": {"url", "headers": [[k, v]]}}`, a NUL and
 /// the body; or `{"error": ...}`.
 pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
+    let (label, input) = config_and_request(config_json, request_json);
+    match input.and_then(|(config, request)| encode_request(&config, &request, stream)) {
+        Ok(http) => http_text(&http),
+        Err(e) => error_json(&e, label),
+    }
+}
+
+/// The client's options and the request, read from their JSON, with the
+/// provider's label for an error.
+fn config_and_request(
+    config_json: &str,
+    request_json: &str,
+) -> (&'static str, Result<(ClientConfig, Request), Error>) {
     let mut label = "unknown";
     let result = (|| {
         let input = parse(config_json, "options", "", ConfigInput::read)?;
@@ -132,39 +158,44 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
         config.browser = input.browser;
         config.include_usage = input.include_usage;
         config.headers = input.headers;
-        encode_request(&config, &request, stream)
+        Ok((config, request))
     })();
-    match result {
-        Ok(http) => {
-            // Then a NUL and the body as it is (JSON text holds no raw NUL):
-            // most of the result, so it is neither escaped here nor
-            // unescaped by `JSON.parse`.
-            let head = to_json::wrapped("ok", |o| {
-                o.str("url", &http.url);
-                let mut headers = o.array("headers");
-                for (k, v) in &http.headers {
-                    let mut pair = headers.array();
-                    pair.str(k);
-                    pair.str(v);
-                }
-            });
-            let mut out = String::with_capacity(head.len() + 1 + http.body.len());
-            out.push_str(&head);
-            out.push('\0');
-            out.push_str(&http.body);
-            out
+    (label, result)
+}
+
+/// An encoded request as the JS half reads it: `{"ok": {"url", "headers":
+/// [[k, v]]}}`, a NUL, then the body as it is (JSON text holds no raw
+/// NUL): most of the result, so it is neither escaped here nor unescaped by
+/// `JSON.parse`.
+fn http_text(http: &HttpRequest) -> String {
+    let head = to_json::wrapped("ok", |o| {
+        o.str("url", &http.url);
+        let mut headers = o.array("headers");
+        for (k, v) in &http.headers {
+            let mut pair = headers.array();
+            pair.str(k);
+            pair.str(v);
         }
-        Err(e) => error_json(&e, label),
-    }
+    });
+    let mut out = String::with_capacity(head.len() + 1 + http.body.len());
+    out.push_str(&head);
+    out.push('\0');
+    out.push_str(&http.body);
+    out
+}
+
+/// A whole response as the JS half reads it: `{"response": ...}`.
+fn response_text(r: &Response) -> String {
+    to_json::wrapped("response", |o| {
+        to_json::response(o, r, to_json::Fields::All);
+    })
 }
 
 /// Decodes a non-streaming body: `{"response": ...}` or `{"error": ...}`.
 pub fn response(provider: &str, body: &str) -> String {
     let label = provider_label(provider);
     match provider_named(provider).and_then(|p| decode_response(p, body)) {
-        Ok(r) => to_json::wrapped("response", |o| {
-            to_json::response(o, &r, to_json::Fields::All);
-        }),
+        Ok(r) => response_text(&r),
         Err(e) => error_json(&e, label),
     }
 }

@@ -86,7 +86,39 @@ fn render() -> String {
     for (doc, name, value) in consts {
         out.push_str(&format!("\n/** {doc} */\nexport const {name} = {value};\n"));
     }
+    use super::run::{DELIVER, DONE, FAIL, READ, SEND, TAKE, WAIT};
+    numbers(
+        &mut out,
+        "The step codes of the run machine's wasm class (`shell/run.rs`).",
+        "STEP",
+        &[
+            ("READ", READ),
+            ("SEND", SEND),
+            ("TAKE", TAKE),
+            ("WAIT", WAIT),
+            ("DELIVER", DELIVER),
+            ("DONE", DONE),
+            ("FAIL", FAIL),
+        ],
+    );
+    numbers(
+        &mut out,
+        "What a fired timer or an abort cancels (`shell/run.rs`, `Cancel`).",
+        "CANCEL",
+        &[("NOTHING", 0), ("BODY", 1), ("ATTEMPT", 2), ("RUN", 3)],
+    );
     out
+}
+
+/// One exported object of numbers.
+fn numbers(out: &mut String, doc: &str, name: &str, entries: &[(&str, u32)]) {
+    out.push_str(&format!(
+        "\n/** {doc} */\nexport const {name} = Object.freeze({{\n"
+    ));
+    for (k, v) in entries {
+        out.push_str(&format!("  {k}: {v},\n"));
+    }
+    out.push_str("});\n");
 }
 
 #[test]

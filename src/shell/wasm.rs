@@ -160,6 +160,136 @@ impl Decoder {
     }
 }
 
+/// One request, as the run machine says ([`jsapi::BoundaryRun`]): each
+/// method takes what the JS half observed and returns the next step's
+/// code (`STEP` in `policy.js`); `takeOutput()` is the step's text.
+#[wasm_bindgen]
+pub struct Run {
+    inner: jsapi::BoundaryRun,
+}
+
+#[wasm_bindgen]
+impl Run {
+    /// A request to send; see [`jsapi::BoundaryRun::new`].
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config_json: &str,
+        request_json: &str,
+        stream: bool,
+        max_retries: u32,
+        total: f64,
+        first_byte: f64,
+        idle: f64,
+        seed: f64,
+    ) -> Run {
+        Run {
+            inner: jsapi::BoundaryRun::new(
+                config_json,
+                request_json,
+                stream,
+                max_retries,
+                total,
+                first_byte,
+                idle,
+                seed,
+            ),
+        }
+    }
+
+    /// A streamed body the caller has; see [`jsapi::BoundaryRun::given`].
+    pub fn given(provider: &str, total: f64, idle: f64) -> Run {
+        Run {
+            inner: jsapi::BoundaryRun::given(provider, total, idle),
+        }
+    }
+
+    /// Starts the request.
+    pub fn start(&mut self) -> u32 {
+        self.inner.start()
+    }
+
+    /// The response's status and headers came.
+    pub fn responded(&mut self, status: u16, headers_json: &str, now_ms: f64) -> u32 {
+        self.inner.responded(status, headers_json, now_ms)
+    }
+
+    /// The request could not be sent.
+    pub fn unreachable(&mut self, cause: &str) -> u32 {
+        self.inner.unreachable(cause)
+    }
+
+    /// The address of the input buffer, at least `len` bytes.
+    #[wasm_bindgen(js_name = inputBuffer)]
+    pub fn input_buffer(&mut self, len: usize) -> usize {
+        self.inner.input_buffer(len)
+    }
+
+    /// Feeds the first `len` bytes of the input buffer.
+    #[wasm_bindgen(js_name = feedInput)]
+    pub fn feed_input(&mut self, len: usize) -> u32 {
+        self.inner.feed_input(len)
+    }
+
+    /// The body ended.
+    pub fn ended(&mut self) -> u32 {
+        self.inner.ended()
+    }
+
+    /// Reading the body failed.
+    pub fn lost(&mut self, cause: &str) -> u32 {
+        self.inner.lost(cause)
+    }
+
+    /// The events were handed out.
+    pub fn delivered(&mut self) -> u32 {
+        self.inner.delivered()
+    }
+
+    /// The retry wait is over.
+    pub fn waited(&mut self) -> u32 {
+        self.inner.waited()
+    }
+
+    /// A timer fired: what to cancel.
+    pub fn expired(&mut self, total: bool) -> u32 {
+        self.inner.expired(total)
+    }
+
+    /// The caller aborted: what to cancel.
+    pub fn abort(&mut self, reason: &str) -> u32 {
+        self.inner.abort(reason)
+    }
+
+    /// The current step's timer in milliseconds (0: none).
+    #[wasm_bindgen(js_name = timerMs)]
+    pub fn timer_ms(&self) -> f64 {
+        self.inner.timer_ms()
+    }
+
+    /// The total timeout in milliseconds (0: none).
+    #[wasm_bindgen(js_name = totalMs)]
+    pub fn total_ms(&self) -> f64 {
+        self.inner.total_ms()
+    }
+
+    /// The retry wait in milliseconds.
+    pub fn delay(&self) -> f64 {
+        self.inner.delay()
+    }
+
+    /// The error that stopped the request, or `""`.
+    pub fn stopped(&self) -> String {
+        self.inner.stopped()
+    }
+
+    /// The last step's text.
+    #[wasm_bindgen(js_name = takeOutput)]
+    pub fn take_output(&mut self) -> String {
+        self.inner.take_output()
+    }
+}
+
 /// The module's `WebAssembly.Memory` (JS copies chunks into it).
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {

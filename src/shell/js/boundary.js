@@ -235,11 +235,30 @@ function memoryBytes() {
 }
 
 /** A wasm stream decoder with the state its results refer back to. */
+/**
+ * A wasm object's input buffer (`inputBuffer(n)`: the address of at least
+ * n bytes in the module's memory, moved only when a larger one is asked
+ * for): chunks are copied in, with no allocation per chunk.
+ */
+export class Input {
+  #at = 0;
+  #capacity = 0;
+  /** Copies `chunk` into `target`'s buffer; returns its length. */
+  put(target, chunk) {
+    const n = chunk.length;
+    if (n > this.#capacity) {
+      this.#at = call(() => target.inputBuffer(n));
+      this.#capacity = n;
+    }
+    memoryBytes().set(chunk, this.#at);
+    return n;
+  }
+}
+
 export class Decoding {
   #d;
   #sent = [];
-  #input = 0;
-  #capacity = 0;
+  #input = new Input();
   constructor(provider) {
     checkVersion();
     this.#d = call(() => new wasm.Decoder(provider));
@@ -249,12 +268,7 @@ export class Decoding {
    * allocation per chunk) and reads a result only if it has events.
    */
   feed(chunk) {
-    const n = chunk.length;
-    if (n > this.#capacity) {
-      this.#input = call(() => this.#d.inputBuffer(n));
-      this.#capacity = n;
-    }
-    memoryBytes().set(chunk, this.#input);
+    const n = this.#input.put(this.#d, chunk);
     const len = call(() => this.#d.feedInput(n));
     return len === 0
       ? NOTHING

@@ -33,3 +33,22 @@ export const REDACTED = "[redacted]";
 
 /** The characters a header name may have besides ASCII letters and digits (RFC 9110 `tchar`). */
 export const HEADER_NAME_SYMBOLS = "!#$%&'*+-.^_`|~";
+
+/** The step codes of the run machine's wasm class (`shell/run.rs`). */
+export const STEP = Object.freeze({
+  READ: 0,
+  SEND: 1,
+  TAKE: 2,
+  WAIT: 3,
+  DELIVER: 4,
+  DONE: 5,
+  FAIL: 6,
+});
+
+/** What a fired timer or an abort cancels (`shell/run.rs`, `Cancel`). */
+export const CANCEL = Object.freeze({
+  NOTHING: 0,
+  BODY: 1,
+  ATTEMPT: 2,
+  RUN: 3,
+});

@@ -1,0 +1,295 @@
+//! [`RunMachine`] as the JS half drives it: strings and numbers in, a step
+//! code out, and the step's text through [`BoundaryRun::take_output`]. The
+//! body's chunks go in through a buffer in the module's memory, as for the
+//! stream decoder (`shell/wasm.rs`), so the pull loop costs one call per
+//! chunk, as decoding alone does.
+
+use super::boundary::Writer;
+use super::response_text;
+use super::{
+    config_and_request, error_json, error_json_with, http_text, provider_label, provider_named,
+};
+use crate::error::{Error, Timeout};
+use crate::json::read::parse;
+use crate::model::from_json::string_pairs;
+use crate::model::StreamEvent;
+use crate::retry::RetryPolicy;
+use crate::run::{Cancel, RunMachine, Step, Timers};
+
+/// Step codes ([`Step`]): the JS half's `STEP` table (`shell/js/run.js`)
+/// holds the same numbers.
+pub(crate) const READ: u32 = 0;
+pub(crate) const SEND: u32 = 1;
+pub(crate) const TAKE: u32 = 2;
+pub(crate) const WAIT: u32 = 3;
+pub(crate) const DELIVER: u32 = 4;
+pub(crate) const DONE: u32 = 5;
+pub(crate) const FAIL: u32 = 6;
+
+/// One request for the JS half.
+#[derive(Debug)]
+pub struct BoundaryRun {
+    /// `Err`: the options or the request could not be read; `start` fails
+    /// with it, before anything is sent.
+    machine: Result<RunMachine, Option<Error>>,
+    label: &'static str,
+    stream: bool,
+    writer: Option<Writer>,
+    out: Vec<StreamEvent>,
+    input: Vec<u8>,
+    output: String,
+    delay: u64,
+    /// The timer of the step being carried out.
+    timer: Option<Timeout>,
+}
+
+/// A limit in milliseconds from JS: a positive number, else none.
+fn limit(ms: f64) -> Option<u64> {
+    (ms.is_finite() && ms >= 1.0).then_some(ms as u64)
+}
+
+impl BoundaryRun {
+    /// A request to send: `config_json` and `request_json` as for
+    /// [`super::encode`]; `total`, `first_byte`, `idle` in milliseconds
+    /// (0: none); `seed` for the backoff's jitter.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config_json: &str,
+        request_json: &str,
+        stream: bool,
+        max_retries: u32,
+        total: f64,
+        first_byte: f64,
+        idle: f64,
+        seed: f64,
+    ) -> Self {
+        let (label, input) = config_and_request(config_json, request_json);
+        let timers = Timers::new(limit(total), limit(first_byte), limit(idle));
+        let retry = RetryPolicy {
+            max_retries,
+            ..RetryPolicy::default()
+        };
+        let provider = input.as_ref().ok().and_then(|(c, _)| c.provider);
+        let machine = input.map_err(Some).map(|(config, request)| {
+            RunMachine::new(config, request, stream, retry, timers, seed as u64)
+        });
+        Self::with(machine, label, stream, provider)
+    }
+
+    /// A streamed body the caller has, for `provider`.
+    pub fn given(provider: &str, total: f64, idle: f64) -> Self {
+        let timers = Timers::new(limit(total), None, limit(idle));
+        let p = provider_named(provider);
+        let provider = p.as_ref().ok().copied();
+        let machine = p.map(|p| RunMachine::given(p, timers)).map_err(Some);
+        Self::with(machine, provider_label_of(provider), true, provider)
+    }
+
+    fn with(
+        machine: Result<RunMachine, Option<Error>>,
+        label: &'static str,
+        stream: bool,
+        provider: Option<crate::providers::Provider>,
+    ) -> Self {
+        BoundaryRun {
+            machine,
+            label,
+            stream,
+            writer: provider.map(Writer::new),
+            out: Vec::new(),
+            input: Vec::new(),
+            output: String::new(),
+            delay: 0,
+            timer: None,
+        }
+    }
+
+    /// Runs `f` on the machine and turns its step into a code; before a
+    /// machine could be made, every call fails with why.
+    fn on(&mut self, f: impl FnOnce(&mut RunMachine, &mut Vec<StreamEvent>) -> Step) -> u32 {
+        self.out.clear();
+        let step = match &mut self.machine {
+            Ok(m) => f(m, &mut self.out),
+            Err(e) => Step::Fail(e.take().unwrap_or_else(|| {
+                Error::invalid_request("driver", "the request has already failed")
+            })),
+        };
+        self.code(step)
+    }
+
+    fn code(&mut self, step: Step) -> u32 {
+        self.timer = match &self.machine {
+            Ok(m) => m.timer(&step).map(|(which, _)| which),
+            Err(_) => None,
+        };
+        match step {
+            Step::Read => READ,
+            Step::Send(http) => {
+                self.output = http_text(&http);
+                SEND
+            }
+            Step::Take => TAKE,
+            Step::Wait(ms) => {
+                self.delay = ms;
+                WAIT
+            }
+            Step::Deliver => {
+                let (Ok(m), Some(w)) = (&self.machine, &mut self.writer) else {
+                    return FAIL;
+                };
+                std::mem::swap(&mut w.events, &mut self.out);
+                self.output = w.result(m.ending(), m.events_emitted());
+                DELIVER
+            }
+            Step::Done(response) => {
+                // A stream's response went out with its `finish` event.
+                self.output = if self.stream {
+                    String::new()
+                } else {
+                    response_text(&response)
+                };
+                DONE
+            }
+            Step::Fail(e) => {
+                let partial = self.machine.as_ref().ok().and_then(RunMachine::partial);
+                self.output = error_json_with(&e, self.label, partial);
+                FAIL
+            }
+        }
+    }
+
+    /// [`RunMachine::start`].
+    pub fn start(&mut self) -> u32 {
+        self.on(|m, _| m.start())
+    }
+
+    /// [`RunMachine::responded`]: `headers_json` is `[[name, value], ...]`,
+    /// `now_ms` the driver's clock.
+    pub fn responded(&mut self, status: u16, headers_json: &str, now_ms: f64) -> u32 {
+        let headers = parse(headers_json).map_or_else(|_| Vec::new(), string_pairs);
+        let now = if now_ms.is_finite() && now_ms > 0.0 {
+            now_ms as u64
+        } else {
+            0
+        };
+        self.on(|m, _| m.responded(status, headers, now))
+    }
+
+    /// [`RunMachine::unreachable`].
+    pub fn unreachable(&mut self, cause: &str) -> u32 {
+        self.on(|m, _| m.unreachable(cause))
+    }
+
+    /// The address of a buffer of at least `len` bytes in the module's
+    /// memory, for the next chunk; it stays put until a larger one is
+    /// asked for.
+    pub fn input_buffer(&mut self, len: usize) -> usize {
+        if self.input.len() < len {
+            self.input.resize(len, 0);
+        }
+        self.input.as_mut_ptr() as usize
+    }
+
+    /// [`RunMachine::feed`] with the first `len` bytes of the input buffer.
+    pub fn feed_input(&mut self, len: usize) -> u32 {
+        let input = std::mem::take(&mut self.input);
+        let chunk = input.get(..len).unwrap_or(&input);
+        let code = self.on(|m, out| m.feed(chunk, out));
+        self.input = input;
+        code
+    }
+
+    /// [`RunMachine::ended`].
+    pub fn ended(&mut self) -> u32 {
+        self.on(RunMachine::ended)
+    }
+
+    /// [`RunMachine::lost`].
+    pub fn lost(&mut self, cause: &str) -> u32 {
+        self.on(|m, out| m.lost(cause, out))
+    }
+
+    /// [`RunMachine::delivered`].
+    pub fn delivered(&mut self) -> u32 {
+        self.on(|m, _| m.delivered())
+    }
+
+    /// [`RunMachine::waited`].
+    pub fn waited(&mut self) -> u32 {
+        self.on(|m, _| m.waited())
+    }
+
+    /// A timer fired: the total one (`total`), else the one of the step
+    /// being carried out. What to cancel: 0 nothing, 1 the body's reader
+    /// (the body ends there), 2 the attempt, 3 everything ([`Self::stopped`]).
+    pub fn expired(&mut self, total: bool) -> u32 {
+        let which = if total {
+            Some(Timeout::Total)
+        } else {
+            self.timer
+        };
+        match (&mut self.machine, which) {
+            (Ok(m), Some(which)) => cancel_code(m.expired(which)),
+            _ => 0,
+        }
+    }
+
+    /// The caller aborted for `reason` (empty: none); what to cancel, as
+    /// for [`Self::expired`].
+    pub fn abort(&mut self, reason: &str) -> u32 {
+        match &mut self.machine {
+            Ok(m) => cancel_code(m.abort(Some(reason))),
+            Err(_) => 0,
+        }
+    }
+
+    /// The timer of the step being carried out, in milliseconds (0: none).
+    pub fn timer_ms(&self) -> f64 {
+        match (&self.machine, self.timer) {
+            (Ok(m), Some(which)) => m.timers().get(which).unwrap_or(0) as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// The total timeout, in milliseconds (0: none).
+    pub fn total_ms(&self) -> f64 {
+        match &self.machine {
+            Ok(m) => m.timers().total_ms.unwrap_or(0) as f64,
+            Err(_) => 0.0,
+        }
+    }
+
+    /// The wait of the last [`WAIT`].
+    pub fn delay(&self) -> f64 {
+        self.delay as f64
+    }
+
+    /// The error that stopped the request (`{"error": ...}`), or `""`.
+    pub fn stopped(&self) -> String {
+        match &self.machine {
+            Ok(m) => m
+                .stopped()
+                .map_or_else(String::new, |e| error_json(&e, self.label)),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// The text of the last step: the request to send, the events to hand
+    /// out, the response, or the error.
+    pub fn take_output(&mut self) -> String {
+        std::mem::take(&mut self.output)
+    }
+}
+
+fn provider_label_of(p: Option<crate::providers::Provider>) -> &'static str {
+    p.map_or("unknown", |p| provider_label(p.name()))
+}
+
+fn cancel_code(c: Cancel) -> u32 {
+    match c {
+        Cancel::Body => 1,
+        Cancel::Attempt => 2,
+        Cancel::Run => 3,
+        _ => 0,
+    }
+}
