@@ -20,6 +20,9 @@
 #[path = "web/support.rs"]
 mod support;
 
+#[path = "web/scenarios.rs"]
+mod scenarios;
+
 use std::cell::Cell;
 use std::rc::Rc;
 

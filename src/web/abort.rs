@@ -107,11 +107,6 @@ impl Gate {
         }
     }
 
-    /// Why the request was stopped, if it was.
-    pub(crate) fn stopped(&self) -> Option<Cut> {
-        self.0.stopped.get()
-    }
-
     /// Why the request or its current attempt was cut, if it was.
     pub(crate) fn cut(&self) -> Option<Cut> {
         self.0.stopped.get().or(self.0.failed.get())

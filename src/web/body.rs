@@ -10,7 +10,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
-use super::abort::{Cut, Gate};
+use super::abort::Gate;
 use super::fetch::Answer;
 use super::js;
 use super::settle::Settler;
@@ -18,7 +18,7 @@ use super::settle::Settler;
 /// Why a body could not be read further.
 pub(crate) enum ReadError {
     /// The request or attempt was cut (a timeout, a drop).
-    Cut(Cut),
+    Cut,
     /// The stream failed: the connection broke.
     Failed(String),
     /// A chunk was not bytes.
@@ -111,7 +111,7 @@ impl Body {
         let settled = gate
             .guard(self.settler.wait(&pending))
             .await
-            .map_err(ReadError::Cut)?;
+            .map_err(|_| ReadError::Cut)?;
         let result = settled.map_err(|e| ReadError::Failed(js::message(&e)))?;
         let (done, value) = match &self.source {
             Source::Native(_) => {

@@ -8,11 +8,13 @@ use js_sys::Function;
 use wasm_bindgen::JsValue;
 
 use super::events::EventStream;
-use super::run::{Limits, Run, Source};
+use super::run::{Run, Source};
+use super::timer;
 use crate::error::{Error, Timeout};
 use crate::model::{Request, Response};
-use crate::providers::{encode_request, ClientConfig, Provider};
+use crate::providers::{ClientConfig, Provider};
 use crate::retry::RetryPolicy;
+use crate::run::{RunMachine, Timers};
 
 /// A request's timeouts. Each ends with an [`Error::Timeout`]; a timeout
 /// that fires after the stream's terminal frame ends the body cleanly
@@ -42,13 +44,9 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
-    fn limits(&self) -> Limits {
+    fn timers(&self) -> Timers {
         let ms = |d: Option<Duration>| d.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        Limits {
-            total: ms(self.total),
-            first_byte: ms(self.first_byte),
-            idle: ms(self.idle),
-        }
+        Timers::new(ms(self.total), ms(self.first_byte), ms(self.idle))
     }
 }
 
@@ -133,42 +131,34 @@ impl Client {
         &self.config
     }
 
-    fn provider(&self) -> Provider {
-        self.config.provider.unwrap_or(Provider::OpenAi)
-    }
-
-    fn run(&self, request: &Request, stream: bool) -> Result<Run, Error> {
-        let http = encode_request(&self.config, request, stream)?;
-        let source = Source::Send {
-            http,
-            fetch: self.fetch.clone(),
-        };
-        Ok(Run::new(
-            self.provider(),
-            source,
+    /// A run of the core's machine for `request`: each attempt is encoded
+    /// by it, so a request that cannot be encoded fails at the start,
+    /// before anything is sent.
+    fn run(&self, request: &Request, stream: bool) -> Run {
+        // The backoff's jitter: 53 random bits.
+        let seed = (timer::random() * 9_007_199_254_740_992.0) as u64;
+        let machine = RunMachine::new(
+            self.config.clone(),
+            request.clone(),
+            stream,
             self.retry,
-            self.timeouts.limits(),
-        ))
+            self.timeouts.timers(),
+            seed,
+        );
+        Run::new(machine, Source::Send(self.fetch.clone()))
     }
 
     /// Streams the response to `request`. Nothing is sent until the stream
     /// is first polled; a request that cannot be encoded is its first
     /// (and only) item.
     pub fn stream(&self, request: &Request) -> EventStream {
-        let key = self.config.api_key.clone();
-        match self.run(request, true) {
-            Ok(run) => EventStream::new(run, key),
-            Err(e) => EventStream::failed(e, key),
-        }
+        EventStream::new(self.run(request, true), self.config.api_key.clone())
     }
 
     /// The whole response to `request` (not streamed). Dropping the future
     /// aborts the fetch.
     pub async fn complete(&self, request: &Request) -> Result<Response, Error> {
-        let result = match self.run(request, false) {
-            Ok(mut run) => run.complete().await,
-            Err(e) => Err(e),
-        };
+        let result = self.run(request, false).complete().await;
         result.map_err(|mut e| {
             if let Some(key) = &self.config.api_key {
                 e.scrub(key);
@@ -213,11 +203,6 @@ impl fmt::Debug for Client {
 /// # }
 /// ```
 pub fn decode_stream(provider: Provider, body: &JsValue) -> EventStream {
-    let run = Run::new(
-        provider,
-        Source::Given(body.clone()),
-        RetryPolicy::default(),
-        Limits::default(),
-    );
-    EventStream::new(run, None)
+    let machine = RunMachine::given(provider, Timers::default());
+    EventStream::new(Run::new(machine, Source::Given(body.clone())), None)
 }

@@ -19,9 +19,8 @@ use crate::model::{Response, StreamEvent};
 /// ended.
 type Decoded = (Vec<StreamEvent>, Option<Result<Response, Error>>);
 
-/// What a step gives back: the run, and what it decoded (or the error
-/// that ended the stream before any event).
-type Step = (Box<Run>, Result<Decoded, Error>);
+/// What a step gives back: the run, and what it decoded.
+type Step = (Box<Run>, Decoded);
 
 enum State {
     /// Not started, or between reads: the next poll reads on.
@@ -68,22 +67,6 @@ impl EventStream {
             error_due: false,
             key,
             gate,
-        }
-    }
-
-    /// A stream that fails at once with `error` (a request that could not
-    /// be encoded).
-    pub(crate) fn failed(mut error: Error, key: Option<String>) -> Self {
-        if let Some(key) = &key {
-            error.scrub(key);
-        }
-        EventStream {
-            state: State::Done,
-            queue: VecDeque::new(),
-            outcome: Some(Err(error)),
-            error_due: true,
-            key,
-            gate: None,
         }
     }
 
@@ -139,12 +122,12 @@ impl Stream for EventStream {
                 State::Idle { mut run, opened } => {
                     self.state = State::Busy(Box::pin(async move {
                         let mut out = Vec::new();
-                        let step = if opened {
-                            Ok(run.pull(&mut out).await)
+                        let end = if opened {
+                            run.pull(&mut out).await
                         } else {
                             run.open(&mut out).await
                         };
-                        (run, step.map(|end| (out, end)))
+                        (run, (out, end))
                     }));
                 }
                 State::Busy(mut step) => match step.as_mut().poll(cx) {
@@ -152,21 +135,16 @@ impl Stream for EventStream {
                         self.state = State::Busy(step);
                         return Poll::Pending;
                     }
-                    Poll::Ready((run, result)) => match result {
-                        Ok((events, None)) => {
-                            self.queue.extend(events);
-                            self.state = State::Idle { run, opened: true };
+                    Poll::Ready((run, (events, end))) => {
+                        self.queue.extend(events);
+                        match end {
+                            None => self.state = State::Idle { run, opened: true },
+                            Some(outcome) => {
+                                drop(run);
+                                self.end(outcome);
+                            }
                         }
-                        Ok((events, Some(outcome))) => {
-                            self.queue.extend(events);
-                            drop(run);
-                            self.end(outcome);
-                        }
-                        Err(e) => {
-                            drop(run);
-                            self.end(Err(e));
-                        }
-                    },
+                    }
                 },
             }
         }

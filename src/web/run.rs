@@ -1,12 +1,15 @@
-//! One request from start to end: its attempts and retries, its timeouts,
-//! and the decoding of its body, for both [`super::EventStream`] and
-//! [`super::Client::complete`].
+//! One request from start to end, for both [`super::EventStream`] and
+//! [`super::Client::complete`]: this file carries out the steps of the
+//! core's [`RunMachine`] (send with fetch, read the body, wait, start and
+//! stop the timers, cancel) and tells it what happened.
 //!
-//! Every decision is the core's: whether and when to retry
-//! ([`Attempts`]), what a timeout or a broken connection means
-//! ([`Interruption`]), the error of each failure, the request id, the
-//! `retry-after` date. This file only does what they say.
+//! Every decision is the machine's, the same one the npm package's JS half
+//! executes: the attempts and their encoded requests, which timer runs
+//! when and what it ends when it fires, the error of each failure with its
+//! request id, whether and how long to wait before the next attempt, and
+//! when decoded events are handed out.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Function;
@@ -18,100 +21,90 @@ use super::fetch::{self, Answer};
 use super::js;
 use super::timer::{self, Clock, Sleep, Timer};
 use crate::error::{Error, Timeout};
-use crate::http::{request_id, HttpRequest};
+use crate::http::HttpRequest;
 use crate::model::{Response, StreamEvent};
-use crate::policy::{Attempts, Interruption};
-use crate::providers::{decode_error_at, decode_response, Provider};
-use crate::retry::RetryPolicy;
-use crate::stream::StreamDecoder;
+use crate::run::{Cancel, RunMachine, Step};
 
-/// The timeouts of a request, in milliseconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Limits {
-    pub(crate) total: Option<u64>,
-    pub(crate) first_byte: Option<u64>,
-    pub(crate) idle: Option<u64>,
-}
-
-/// What a request sends: an encoded request, or nothing (a body the caller
-/// already has, decoded once).
+/// Where a request's response comes from: a fetch (the global one when
+/// `None`), or a body the caller already has.
 pub(crate) enum Source {
-    Send {
-        http: HttpRequest,
-        fetch: Option<Function>,
-    },
+    Send(Option<Function>),
     Given(JsValue),
-}
-
-/// A timer that cuts the request after its limit.
-struct Limit {
-    timer: Timer,
-    ms: u64,
-}
-
-impl Limit {
-    fn new(clock: &Rc<Clock>, gate: &Gate, which: Timeout, ms: u64) -> Self {
-        let gate = gate.clone();
-        let cut = Cut::Timeout(which, ms);
-        let timer = Timer::new(clock, move || {
-            if which.stops_run() {
-                gate.stop(cut);
-            } else {
-                gate.fail(cut);
-            }
-        });
-        Limit { timer, ms }
-    }
 }
 
 /// One request.
 pub(crate) struct Run {
-    provider: Provider,
+    /// Shared with the timers' callbacks, which report to it when they fire.
+    machine: Rc<RefCell<RunMachine>>,
     source: Source,
     gate: Gate,
-    attempts: Attempts,
     clock: Option<Rc<Clock>>,
-    limits: Limits,
-    total: Option<Limit>,
-    first_byte: Option<Limit>,
-    idle: Option<Limit>,
-    /// The request id of the current attempt's response.
-    request_id: Option<String>,
-    /// The streamed body being decoded.
+    total: Option<Timer>,
+    first_byte: Option<Timer>,
+    idle: Option<Timer>,
+    /// The body of the current attempt's response.
     body: Option<Body>,
-    decoder: Option<StreamDecoder>,
+}
+
+/// Gives `f` the machine. The machine is never borrowed across an await
+/// and a timer's callback never runs inside a borrow, but a conflict is an
+/// error rather than a panic.
+fn on(machine: &RefCell<RunMachine>, f: impl FnOnce(&mut RunMachine) -> Step) -> Step {
+    match machine.try_borrow_mut() {
+        Ok(mut m) => f(&mut m),
+        Err(_) => Step::Fail(Error::invalid_request(
+            "driver",
+            "the run machine was busy (a reentrant call)",
+        )),
+    }
+}
+
+/// The timer `which` fired: the machine says what it ends.
+fn expire(machine: &RefCell<RunMachine>, gate: &Gate, which: Timeout) {
+    let Ok(mut m) = machine.try_borrow_mut() else {
+        return;
+    };
+    let cut = Cut::Timeout(which, m.timers().get(which).unwrap_or(0));
+    match m.expired(which) {
+        Cancel::Run => gate.stop(cut),
+        // The body's end (after the terminal frame) is the attempt's: the
+        // read is woken and the machine ends the stream cleanly.
+        Cancel::Attempt | Cancel::Body => gate.fail(cut),
+        Cancel::Nothing => {}
+    }
+}
+
+/// Starts `timer` for `ms`, if both are set.
+fn start(timer: &mut Option<Timer>, ms: Option<u64>) {
+    if let (Some(timer), Some(ms)) = (timer.as_mut(), ms) {
+        timer.start(ms);
+    }
+}
+
+fn stop(timer: &mut Option<Timer>) {
+    if let Some(timer) = timer.as_mut() {
+        timer.stop();
+    }
 }
 
 impl Run {
-    pub(crate) fn new(
-        provider: Provider,
-        source: Source,
-        retry: RetryPolicy,
-        limits: Limits,
-    ) -> Run {
+    pub(crate) fn new(machine: RunMachine, source: Source) -> Run {
         let gate = Gate::new();
         let clock = Clock::global();
-        let limit = |which, ms: Option<u64>| Some(Limit::new(clock.as_ref()?, &gate, which, ms?));
-        let retry = match source {
-            Source::Send { .. } => retry,
-            Source::Given(_) => RetryPolicy {
-                max_retries: 0,
-                ..retry
-            },
+        let machine = Rc::new(RefCell::new(machine));
+        let timer = |which| {
+            let (m, g) = (Rc::clone(&machine), gate.clone());
+            Some(Timer::new(clock.as_ref()?, move || expire(&m, &g, which)))
         };
         Run {
-            provider,
-            total: limit(Timeout::Total, limits.total),
-            first_byte: limit(Timeout::FirstByte, limits.first_byte),
-            idle: limit(Timeout::Idle, limits.idle),
+            total: timer(Timeout::Total),
+            first_byte: timer(Timeout::FirstByte),
+            idle: timer(Timeout::Idle),
+            machine,
             source,
-            attempts: Attempts::new(retry),
-            clock,
-            limits,
             gate,
-            request_id: None,
+            clock,
             body: None,
-            decoder: None,
         }
     }
 
@@ -121,275 +114,206 @@ impl Run {
         &self.gate
     }
 
-    /// Starts the total timeout; an error if a timeout was asked for in a
-    /// runtime without timers.
-    fn begin(&mut self) -> Result<(), Error> {
-        let limits = self.limits;
-        if self.clock.is_none()
-            && (limits.total.is_some() || limits.first_byte.is_some() || limits.idle.is_some())
-        {
-            return Err(Error::InvalidRequest {
-                path: "timeouts".into(),
-                message: "this runtime has no global setTimeout".into(),
-            });
-        }
-        if let Some(total) = &mut self.total {
-            total.timer.start(total.ms);
-        }
-        Ok(())
+    /// The limit of the timer `which`, if it has one.
+    fn limit(&self, which: Timeout) -> Option<u64> {
+        self.machine.try_borrow().ok()?.timers().get(which)
     }
 
-    /// The error of a cut, as things stand.
-    fn cut_error(&self, cut: Cut) -> Error {
-        let events_emitted = self.attempts.events_emitted();
-        match cut {
-            Cut::Timeout(which, ms) => which.error(ms, events_emitted),
-            Cut::Dropped => Error::aborted(None, events_emitted),
-        }
-    }
-
-    /// An error of the response body: the cut that caused it, if any.
-    fn read_error(&self, e: ReadError) -> Error {
-        let cut = match &e {
-            ReadError::Cut(cut) => Some(*cut),
-            _ => self.gate.cut(),
+    /// Starts the total timeout and the first step; an error if a timeout
+    /// was asked for in a runtime without timers.
+    fn begin(&mut self) -> Step {
+        let Ok(timers) = self.machine.try_borrow().map(|m| m.timers()) else {
+            return on(&self.machine, RunMachine::start);
         };
-        if let Some(cut) = cut {
-            return self.cut_error(cut);
+        let any = timers.total_ms.or(timers.first_byte_ms).or(timers.idle_ms);
+        if self.clock.is_none() && any.is_some() {
+            return Step::Fail(Error::invalid_request(
+                "timeouts",
+                "this runtime has no global setTimeout",
+            ));
         }
-        match e {
-            ReadError::Failed(message) => {
-                Error::connection_lost(&message, self.attempts.events_emitted())
-            }
-            ReadError::NotBytes(message) => Error::InvalidResponse { message },
-            ReadError::Cut(cut) => self.cut_error(cut),
+        start(&mut self.total, timers.total_ms);
+        on(&self.machine, RunMachine::start)
+    }
+
+    /// Carries out steps until one for the caller: deliver, done or fail.
+    async fn drive(&mut self, mut step: Step, out: &mut Vec<StreamEvent>) -> Step {
+        loop {
+            step = match step {
+                Step::Send(http) => self.send(&http).await,
+                Step::Take => self.take(),
+                Step::Read => self.read(out).await,
+                Step::Wait(ms) => self.wait(ms).await,
+                end => return end,
+            };
         }
     }
 
-    /// An error from the decoder: an in-band error carries the response's
-    /// request id when its frame has none.
-    fn decoded(&self, mut e: Error) -> Error {
-        if let Error::Api(api) = &mut e {
-            if api.request_id.is_none() {
-                api.request_id.clone_from(&self.request_id);
-            }
-        }
-        e
-    }
-
-    /// After a failed attempt: waits before the next one, or gives up with
-    /// the error.
-    async fn retry(&mut self, e: Error) -> Result<(), Error> {
-        if self.gate.stopped().is_some() {
-            return Err(e);
-        }
-        let Some(ms) = self.attempts.retry_delay(&e, timer::random()) else {
-            return Err(e);
+    /// Sends an attempt's request, the first-byte timer running.
+    async fn send(&mut self, http: &HttpRequest) -> Step {
+        self.body = None;
+        let Source::Send(fetch) = &self.source else {
+            return on(&self.machine, |m| m.unreachable("no request to send"));
         };
-        // The failed attempt's connection is closed before the wait.
-        self.gate.next_attempt();
-        if let Some(clock) = &self.clock {
-            let wait = self.gate.guard(Sleep::new(clock, ms)).await;
-            wait.map_err(|cut| self.cut_error(cut))?;
+        let signal = self.gate.begin_attempt();
+        let request = match fetch::build(http, signal.as_ref()) {
+            Ok(request) => request,
+            Err(e) => return Step::Fail(e),
+        };
+        let ms = self.limit(Timeout::FirstByte);
+        start(&mut self.first_byte, ms);
+        let sent = fetch::send(fetch.as_ref(), &request, &self.gate).await;
+        stop(&mut self.first_byte);
+        match sent {
+            Ok(Ok(value)) => match Answer::read(value) {
+                Ok(answer) => self.responded(answer),
+                Err(e) => Step::Fail(e),
+            },
+            // The machine knows why (the timer that fired told it).
+            Err(_) => on(&self.machine, |m| m.unreachable("the attempt was cut")),
+            Ok(Err(thrown)) => {
+                let cause = js::message(&thrown);
+                on(&self.machine, |m| m.unreachable(&cause))
+            }
         }
-        Ok(())
     }
 
-    /// One attempt up to its response: sends the request (or takes the
-    /// given body) and types a response that is not a success.
-    async fn answer(&mut self) -> Result<Answer, Error> {
-        let (http, fetch) = match &self.source {
-            Source::Send { http, fetch } => (http, fetch),
-            Source::Given(value) => {
-                return if js::method(value, "getReader").is_some() {
-                    Ok(Answer {
-                        status: 200,
-                        headers: Vec::new(),
-                        body: Some(value.clone()),
-                        response: value.clone(),
-                    })
-                } else {
-                    Answer::read(value.clone()).map_err(|_| Error::InvalidResponse {
+    /// Takes the body the caller gave, as a response.
+    fn take(&mut self) -> Step {
+        let Source::Given(value) = &self.source else {
+            return Step::Fail(Error::invalid_request("driver", "no body was given"));
+        };
+        let answer = if js::method(value, "getReader").is_some() {
+            Answer {
+                status: 200,
+                headers: Vec::new(),
+                body: Some(value.clone()),
+                response: value.clone(),
+            }
+        } else {
+            match Answer::read(value.clone()) {
+                Ok(answer) => answer,
+                Err(_) => {
+                    return Step::Fail(Error::InvalidResponse {
                         message: format!(
                             "the body to decode must be a ReadableStream or a Response, not {}",
                             js::describe(value)
                         ),
                     })
-                };
-            }
-        };
-        self.request_id = None;
-        let signal = self.gate.begin_attempt();
-        let request = fetch::build(http, signal.as_ref())?;
-        if let Some(limit) = &mut self.first_byte {
-            limit.timer.start(limit.ms);
-        }
-        let sent = fetch::send(fetch.as_ref(), &request, &self.gate).await;
-        if let Some(limit) = &mut self.first_byte {
-            limit.timer.stop();
-        }
-        let value = match sent {
-            Ok(Ok(value)) => value,
-            Err(cut) => return Err(self.cut_error(cut)),
-            Ok(Err(thrown)) => {
-                return Err(match self.gate.cut() {
-                    Some(cut) => self.cut_error(cut),
-                    None => Error::unreachable(&http.url, &js::message(&thrown)),
-                })
-            }
-        };
-        let answer = Answer::read(value)?;
-        self.request_id = request_id(&answer.headers);
-        if answer.ok() {
-            return Ok(answer);
-        }
-        // The error body, as far as it can be read.
-        let mut text = Vec::new();
-        let mut body = Body::of(&answer).ok();
-        if let Some(body) = &mut body {
-            self.watch(body);
-            loop {
-                match read_chunk(body, &self.gate, &mut self.idle).await {
-                    Ok(Some(chunk)) => text.extend_from_slice(chunk),
-                    Ok(None) => break,
-                    Err(ReadError::Cut(cut)) => return Err(self.cut_error(cut)),
-                    Err(_) => break,
                 }
             }
-        }
-        let text = String::from_utf8_lossy(&text);
-        Err(decode_error_at(
-            self.provider,
-            answer.status,
-            &answer.headers,
-            &text,
-            timer::now_ms(),
-        ))
+        };
+        self.responded(answer)
     }
 
-    /// Lets the gate cancel `body`'s reader when the attempt ends.
-    fn watch(&self, body: &Body) {
-        if let Some(reader) = body.reader() {
-            self.gate.set_reader(&reader);
+    /// The response's status and headers go to the machine; its body is
+    /// read next (an error response's as far as it can be).
+    fn responded(&mut self, answer: Answer) -> Step {
+        self.body = match Body::of(&answer) {
+            Ok(body) => {
+                if let Some(reader) = body.reader() {
+                    self.gate.set_reader(&reader);
+                }
+                Some(body)
+            }
+            Err(message) if answer.ok() => return Step::Fail(Error::InvalidResponse { message }),
+            Err(_) => None,
+        };
+        let now = timer::now_ms();
+        on(&self.machine, |m| {
+            m.responded(answer.status, answer.headers, now)
+        })
+    }
+
+    /// Reads chunks, the idle timer guarding each, until the machine asks
+    /// for something else (a chunk that completes no event is followed by
+    /// the next read).
+    async fn read(&mut self, out: &mut Vec<StreamEvent>) -> Step {
+        let ms = self.limit(Timeout::Idle);
+        loop {
+            let Some(body) = self.body.as_mut() else {
+                return on(&self.machine, |m| m.ended(out));
+            };
+            start(&mut self.idle, ms);
+            let read = body.next(&self.gate).await;
+            stop(&mut self.idle);
+            let step = match read {
+                Ok(Some(chunk)) => on(&self.machine, |m| m.feed(chunk, out)),
+                Ok(None) => on(&self.machine, |m| m.ended(out)),
+                Err(ReadError::Failed(cause)) => on(&self.machine, |m| m.lost(&cause, out)),
+                // The machine knows why (the timer that fired told it).
+                Err(ReadError::Cut) => on(&self.machine, |m| m.lost("the attempt was cut", out)),
+                Err(ReadError::NotBytes(message)) => {
+                    return Step::Fail(Error::InvalidResponse { message })
+                }
+            };
+            if !matches!(step, Step::Read) {
+                return step;
+            }
+        }
+    }
+
+    /// Closes the failed attempt's connection, then waits; the total
+    /// timeout or a drop ends the wait.
+    async fn wait(&mut self, ms: u64) -> Step {
+        self.gate.next_attempt();
+        self.body = None;
+        if let Some(clock) = &self.clock {
+            // A cut ends the wait early; the machine knows why.
+            let _ = self.gate.guard(Sleep::new(clock, ms)).await;
+        }
+        on(&self.machine, RunMachine::waited)
+    }
+
+    /// What a step the caller handles means: `None` when events were
+    /// decoded (in `out`), else the outcome.
+    fn outcome(step: Step) -> Option<Result<Response, Error>> {
+        match step {
+            Step::Deliver => None,
+            Step::Done(response) => Some(Ok(*response)),
+            Step::Fail(e) => Some(Err(e)),
+            other => Some(Err(Error::invalid_request(
+                "driver",
+                format!("the run machine asked for {other:?} out of turn"),
+            ))),
         }
     }
 
     // ------------------------------------------------------ the stream
 
-    /// Opens the stream, retrying while the policy allows: the first
-    /// events (pushed to `out`), and the outcome if the body already ended.
+    /// Starts the stream: `None` when its first events are in `out`, else
+    /// its outcome (an error before any event, after the retries).
     pub(crate) async fn open(
         &mut self,
         out: &mut Vec<StreamEvent>,
-    ) -> Result<Option<Result<Response, Error>>, Error> {
-        self.begin()?;
-        loop {
-            match self.open_attempt(out).await {
-                Ok(end) => {
-                    if !out.is_empty() {
-                        self.attempts.event_emitted();
-                    }
-                    return Ok(end);
-                }
-                Err(e) => {
-                    out.clear();
-                    self.retry(e).await?;
-                }
-            }
-        }
+    ) -> Option<Result<Response, Error>> {
+        let first = self.begin();
+        Self::outcome(self.drive(first, out).await)
     }
 
-    /// One attempt of [`Run::open`]: an error before any event (an HTTP
-    /// error, an in-band error, an early end) fails the attempt.
-    async fn open_attempt(
-        &mut self,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<Option<Result<Response, Error>>, Error> {
-        self.body = None;
-        self.decoder = None;
-        let answer = self.answer().await?;
-        let body = Body::of(&answer).map_err(|message| Error::InvalidResponse { message })?;
-        self.watch(&body);
-        self.body = Some(body);
-        self.decoder = Some(StreamDecoder::new(self.provider));
-        match self.pull(out).await {
-            Some(Err(e)) if out.is_empty() => Err(e),
-            end => Ok(end),
-        }
-    }
-
-    /// Reads until at least one event (pushed to `out`), the end of the
-    /// body, or an error: `None` while the stream goes on, else its outcome.
+    /// The next events, once the last ones were handed out: `None` while
+    /// the stream goes on, else its outcome.
     pub(crate) async fn pull(
         &mut self,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Result<Response, Error>> {
-        loop {
-            let (Some(body), Some(decoder)) = (&mut self.body, &mut self.decoder) else {
-                return Some(Err(Error::aborted(None, self.attempts.events_emitted())));
-            };
-            let read = read_chunk(body, &self.gate, &mut self.idle).await;
-            let e = match read {
-                Ok(Some(chunk)) => match decoder.feed(chunk, out) {
-                    Ok(()) if out.is_empty() => continue,
-                    Ok(()) => {
-                        self.attempts.event_emitted();
-                        return None;
-                    }
-                    Err(e) => return Some(Err(self.decoded(e))),
-                },
-                Ok(None) => {
-                    let end = decoder.finish(out).map_err(|e| self.decoded(e));
-                    return Some(end);
-                }
-                Err(e) => e,
-            };
-            let error = self.read_error(e);
-            let Some(decoder) = self.decoder.as_mut() else {
-                return Some(Err(error));
-            };
-            return Some(match Interruption::of(error, decoder.is_complete()) {
-                Interruption::EndBody => decoder.finish(out).map_err(|e| self.decoded(e)),
-                Interruption::EndAttempt(e) | Interruption::StopRun(e) => {
-                    Err(e.with_partial(decoder.partial()))
-                }
-            });
-        }
+        let next = on(&self.machine, RunMachine::delivered);
+        Self::outcome(self.drive(next, out).await)
     }
 
     // ------------------------------------------------- the whole body
 
     /// The whole response, retrying while the policy allows.
     pub(crate) async fn complete(&mut self) -> Result<Response, Error> {
-        self.begin()?;
-        loop {
-            match self.complete_attempt().await {
-                Ok(response) => return Ok(response),
-                Err(e) => self.retry(e).await?,
-            }
-        }
-    }
-
-    async fn complete_attempt(&mut self) -> Result<Response, Error> {
-        let answer = self.answer().await?;
-        let mut body = Body::of(&answer).map_err(|message| Error::InvalidResponse { message })?;
-        self.watch(&body);
-        let mut bytes = Vec::new();
-        loop {
-            match read_chunk(&mut body, &self.gate, &mut self.idle).await {
-                Ok(Some(chunk)) => bytes.extend_from_slice(chunk),
-                Ok(None) => break,
-                Err(e) => {
-                    let error = self.read_error(e);
-                    return Err(match Interruption::of(error, false) {
-                        Interruption::EndAttempt(e) | Interruption::StopRun(e) => e,
-                        Interruption::EndBody => Error::aborted(None, false),
-                    });
-                }
-            }
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        decode_response(self.provider, &text).map_err(|e| self.decoded(e))
+        let first = self.begin();
+        let mut out = Vec::new();
+        let end = self.drive(first, &mut out).await;
+        Self::outcome(end).unwrap_or_else(|| {
+            Err(Error::invalid_request(
+                "driver",
+                "events were decoded from a response that is not streamed",
+            ))
+        })
     }
 }
 
@@ -399,20 +323,4 @@ impl Drop for Run {
     fn drop(&mut self) {
         self.gate.end_attempt();
     }
-}
-
-/// The next chunk of `body`, the idle timeout running while it is awaited.
-async fn read_chunk<'b>(
-    body: &'b mut Body,
-    gate: &Gate,
-    idle: &mut Option<Limit>,
-) -> Result<Option<&'b [u8]>, ReadError> {
-    if let Some(limit) = idle.as_mut() {
-        limit.timer.start(limit.ms);
-    }
-    let read = body.next(gate).await;
-    if let Some(limit) = idle.as_mut() {
-        limit.timer.stop();
-    }
-    read
 }
