@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fakeFetch, WIRES } from "./inputs.mjs";
+import { STEP } from "../src/shell/js/policy.js";
 
 /** The built package skyl's rows load: $SKYL_PKG, else ../pkg. */
 export const SKYL_PKG = process.env.SKYL_PKG
@@ -121,7 +122,11 @@ async function loadFloor(decode = false) {
   return async (wire, input) => {
     const res = await fakeFetch(input.chunks)();
     const reader = res.body.getReader();
-    const decoder = new wasm.Decoder(wire);
+    // The run the package makes for a body it is given (decodeStream):
+    // start, the response, then the chunks.
+    const run = wasm.Run.given(wire, 0, 0);
+    run.start();
+    run.responded(200, "[]", 0);
     let at = 0;
     let capacity = 0;
     let memory = null;
@@ -129,16 +134,19 @@ async function loadFloor(decode = false) {
       const { value, done } = await reader.read();
       if (done) break;
       if (value.length > capacity) {
-        at = decoder.inputBuffer(value.length);
+        at = run.inputBuffer(value.length);
         capacity = value.length;
       }
       if (memory === null || memory.byteLength === 0)
         memory = new Uint8Array(wasm.wasmMemory().buffer);
       memory.set(value, at);
-      if (decode && decoder.feedInput(value.length) > 0) decoder.takeOutput();
+      if (decode && run.feedInput(value.length) === STEP.DELIVER) {
+        run.takeOutput();
+        run.delivered();
+      }
     }
-    if (decode) decoder.finish();
-    decoder.free();
+    if (decode && run.ended() === STEP.DELIVER) run.takeOutput();
+    run.free();
     return { text: "", calls: [] };
   };
 }

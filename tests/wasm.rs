@@ -1,15 +1,15 @@
 //! The wasm build of the JS-facing API, run by wasm-bindgen-test in Node and
 //! in headless Chromium (`scripts/test`): recorded streams of every provider
-//! through the exported `Decoder`, request encoding, error decoding,
-//! validation and the retry policy.
+//! through the exported run machine (`Run`, given a body as `decodeStream`
+//! does), and a request through it: encoding, error decoding, the retry
+//! policy; and validation.
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 use serde_json::Value;
 use skyl::__shell::expand_result;
-use skyl::__shell::wasm::{
-    decode_http_error, encode_request, interrupt, retry_delay, validate, Decoder,
-};
+use skyl::__shell::wasm::{validate, Run};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const OPENAI: &[u8] = include_bytes!("fixtures/conformance/openai/openai-text.stream.sse");
@@ -26,21 +26,60 @@ fn json(s: &str) -> Value {
     serde_json::from_str(s).unwrap()
 }
 
-/// Decodes `body` in `chunk`-byte pieces: (events, final result), each
-/// result expanded as the JS shell does.
+/// Step codes of the exported `Run` (`STEP` in `policy.js`).
+const READ: u32 = 0;
+const SEND: u32 = 1;
+const TAKE: u32 = 2;
+const WAIT: u32 = 3;
+const DELIVER: u32 = 4;
+const DONE: u32 = 5;
+const FAIL: u32 = 6;
+
+/// Feeds `chunk` as the JS half does: copied into the run's input buffer
+/// in the module's memory (this test runs in the same module).
+fn feed(run: &mut Run, chunk: &[u8]) -> u32 {
+    let at = run.input_buffer(chunk.len());
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    let bytes = js_sys::Uint8Array::new(&memory.buffer());
+    bytes.set(&js_sys::Uint8Array::from(chunk), at as u32);
+    run.feed_input(chunk.len())
+}
+
+/// Decodes `body` in `chunk`-byte pieces as the package's `decodeStream`
+/// does (a run of a given body): (events, the last result), each result
+/// expanded as the JS shell does. The last result is the one with `done`,
+/// or the error.
 fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
-    let mut d = Decoder::new(provider, None).unwrap();
+    let mut run = Run::given(provider, 0.0, 0.0);
+    assert_eq!(run.start(), TAKE);
+    assert_eq!(run.responded(200, "[]", 0.0), READ);
     let mut events = Vec::new();
     let mut sent = Vec::new();
-    let mut json = |s: &str| expand_result(s, &mut sent).unwrap();
-    for piece in body.chunks(chunk) {
-        let out = json(&d.feed(piece));
-        assert!(out.get("error").is_none(), "{out}");
+    let mut last = Value::Null;
+    let mut deliver = |run: &mut Run, step: u32, events: &mut Vec<Value>| -> u32 {
+        if step != DELIVER {
+            return step;
+        }
+        let out = expand_result(&run.take_output(), &mut sent).unwrap();
         events.extend(out["events"].as_array().unwrap().iter().cloned());
+        last = out;
+        run.delivered()
+    };
+    for piece in body.chunks(chunk) {
+        let step = feed(&mut run, piece);
+        let step = deliver(&mut run, step, &mut events);
+        assert_eq!(step, READ, "{}", run.take_output());
     }
-    let out = json(&d.finish());
-    events.extend(out["events"].as_array().unwrap().iter().cloned());
-    (events, out)
+    let step = run.ended();
+    match deliver(&mut run, step, &mut events) {
+        DONE => {}
+        FAIL => {
+            let error = json(&run.take_output());
+            last = error;
+        }
+        other => panic!("step {other}"),
+    }
+    (events, last)
 }
 
 fn tool_calls(events: &[Value]) -> Vec<&Value> {
@@ -106,30 +145,55 @@ fn a_truncated_stream_is_an_early_end_with_the_partial_response() {
 }
 
 #[wasm_bindgen_test]
-fn requests_encode_and_errors_decode_in_wasm() {
-    let encoded = encode_request(
-        r#"{"provider":"anthropic","apiKey":"sk-test","model":"claude"}"#,
-        r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}],"maxTokens":5}"#,
-        true,
-    );
+fn the_run_machine_encodes_decodes_errors_and_retries_in_wasm() {
+    let config = r#"{"provider":"anthropic","apiKey":"sk-test","model":"claude"}"#;
+    let request =
+        r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}],"maxTokens":5}"#;
+    let mut run = Run::new(config, request, true, 1, 0.0, 0.0, 0.0, 7.0);
+    assert_eq!(run.start(), SEND);
+    let encoded = run.take_output();
     let (head, body) = encoded.split_once('\0').unwrap();
     assert_eq!(
         json(head)["ok"]["url"],
         "https://api.anthropic.com/v1/messages"
     );
     assert_eq!(json(body)["max_tokens"], 5);
-    let err = json(&decode_http_error(
-        "openai",
-        429,
-        r#"[["retry-after-ms","20"]]"#,
-        r#"{"error":{"message":"slow","type":"rate_limit_error"}}"#,
-        1.0e12,
-    ));
+    // A 429 with retry-after-ms: its body is read, then the wait is that.
+    assert_eq!(
+        run.responded(429, r#"[["retry-after-ms","20"]]"#, 1.0e12),
+        READ
+    );
+    let error = br#"{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}"#;
+    assert_eq!(feed(&mut run, error), READ);
+    assert_eq!(run.ended(), WAIT);
+    assert_eq!(run.delay(), 20.0);
+    // The one retry: the request is encoded anew, and fails the same way.
+    assert_eq!(run.waited(), SEND);
+    assert!(run.take_output().contains("api.anthropic.com"));
+    assert_eq!(run.responded(429, "[]", 1.0e12), READ);
+    assert_eq!(feed(&mut run, error), READ);
+    assert_eq!(run.ended(), FAIL);
+    let err = json(&run.take_output());
     assert_eq!(err["error"]["name"], "RateLimitError");
-    assert_eq!(err["error"]["retryAfterMs"], 20);
+    assert!(!err.to_string().contains("sk-test"));
+    // A request that cannot be encoded fails at the start, naming the field.
+    let mut bad = Run::new(
+        config,
+        r#"{"messages":[{"role":"nobody","parts":[]}]}"#,
+        true,
+        1,
+        0.0,
+        0.0,
+        0.0,
+        7.0,
+    );
+    assert_eq!(bad.start(), FAIL);
+    assert_eq!(
+        json(&bad.take_output())["error"]["path"],
+        "messages[0].role"
+    );
     assert!(validate("tool", r#"{"name":""}"#).contains("tool.name"));
-    assert_eq!(retry_delay(0, 2, true, false, 20.0, 0.5), 20.0);
-    assert_eq!(retry_delay(0, 2, true, true, 20.0, 0.5), -1.0);
-    assert!(interrupt("openai", r#"{"timeout":"idle","afterMs":5}"#).contains("TimeoutError"));
-    assert!(Decoder::new("nope", None).is_err());
+    let mut unknown = Run::given("nope", 0.0, 0.0);
+    assert_eq!(unknown.start(), FAIL);
+    assert!(unknown.take_output().contains("provider"));
 }

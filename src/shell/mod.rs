@@ -7,7 +7,6 @@
 //! subclass in one place.
 
 pub(crate) mod boundary;
-pub(crate) mod decisions;
 pub(crate) mod error_info;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod policy_js;
@@ -20,7 +19,6 @@ pub(crate) mod wasm;
 use serde_json::Value;
 
 pub use boundary::{boundary_version, expand_result, BoundaryStream};
-pub use decisions::{interrupt, request_id, retry_delay};
 pub use run::BoundaryRun;
 
 use crate::error::Error;

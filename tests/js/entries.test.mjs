@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { ENTRIES } from "./fixtures.mjs";
+import { ENTRIES, encodeWith } from "./fixtures.mjs";
 
 const pkg = new URL("../../pkg/", import.meta.url);
 const request = JSON.stringify({
@@ -22,20 +22,23 @@ for (const [i, [sub, built]] of entries.entries()) {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
     wasm.initSync({ module: readFileSync(new URL(`${sub}/skyl_wasm_bg.wasm`, pkg)) });
     for (const provider of built) {
-      const ok = wasm.encodeRequest(config(provider), request, true);
+      const ok = encodeWith(wasm, config(provider), request, true);
       assert.ok(ok.startsWith('{"ok":'), `${provider}: ${ok.slice(0, 200)}`);
     }
-    const refused = JSON.parse(wasm.encodeRequest(config(other), request, true));
+    const refused = JSON.parse(encodeWith(wasm, config(other), request, true));
     assert.equal(refused.error.name, "InvalidRequestError");
     assert.equal(refused.error.path, "provider");
     assert.match(refused.error.message, new RegExp(`no ${other} adapter`));
-    const out = wasm.decodeResponse(other, "{}");
-    assert.match(JSON.parse(out).error.message, new RegExp(`no ${other} adapter`));
-    // A stream for it fails at its first frame, and says why.
-    const dec = new wasm.Decoder(other);
-    const fed = dec.feed(new TextEncoder().encode('data: {"a":1}\n\n'));
-    const result = JSON.parse(fed.slice(0, fed.indexOf("\0")));
-    assert.match(result.error.message, new RegExp(`no ${other} adapter`));
-    dec.free();
+    // A stream given for it fails at its first frame, and says why.
+    const run = wasm.Run.given(other, 0, 0);
+    run.start();
+    run.responded(200, "[]", 0);
+    const chunk = new TextEncoder().encode('data: {"a":1}\n\n');
+    const at = run.inputBuffer(chunk.length);
+    new Uint8Array(wasm.wasmMemory().buffer).set(chunk, at);
+    run.feedInput(chunk.length);
+    const { error } = JSON.parse(run.takeOutput());
+    assert.match(error.message, new RegExp(`no ${other} adapter`));
+    run.free();
   });
 }

@@ -25,3 +25,18 @@ export const TOOLS = [
     parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   },
 ];
+
+/**
+ * What a wasm module (`glue`: its `skyl_wasm.js`, initialised) encodes for
+ * one request, through its run machine's first step: `{"ok": ...}`, a NUL
+ * and the body, or `{"error": ...}` (nothing would be sent).
+ */
+export function encodeWith(glue, config, request, stream) {
+  const run = new glue.Run(config, request, stream, 0, 0, 0, 0, 1);
+  try {
+    run.start();
+    return run.takeOutput();
+  } finally {
+    run.free();
+  }
+}

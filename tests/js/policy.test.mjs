@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { skyl, ask } from "./helpers.mjs";
+import { encodeWith } from "./fixtures.mjs";
 import { BASE_URL_REQUIRED, PROVIDER_FEATURES } from "../../src/shell/js/policy.js";
 
 test("the providers and the baseURL rule are the core's", () => {
@@ -108,7 +109,8 @@ test("a key or header fetch would refuse: the constructor's check is the core's"
       } catch (e) {
         js = e.path;
       }
-      const out = glue.encodeRequest(
+      const out = encodeWith(
+        glue,
         JSON.stringify({ provider: "openai", model: "m", apiKey, headers }),
         request,
         false,

@@ -1,43 +1,35 @@
 // The boundary format: what the WebAssembly functions return
-// (src/shell/mod.rs and src/shell/boundary.rs, wrapped one line each in
-// src/shell/wasm.rs), and its decoder; both halves check BOUNDARY_VERSION. Strings in,
+// (src/shell/mod.rs, src/shell/run.rs and src/shell/boundary.rs, wrapped
+// one line each in src/shell/wasm.rs), and its reader; both halves check
+// BOUNDARY_VERSION. Numbers and strings in,
 // strings out; failures are `{"error": ErrorInfo}` (name, code, message,
 // provider, retryable, inBand, eventsEmitted, and when known status,
 // providerType, providerCode, param, requestId, retryAfterMs, path,
 // partial, body), never exceptions; errors.js makes the class from `name`.
 //
-//   encodeRequest(config, request, stream)
-//       `{"ok":{"url":..,"headers":[[name, value], ...]}}`, a NUL, then the
-//       HTTP body as it is (JSON text never holds a raw NUL, so the body is
-//       neither escaped into the JSON nor parsed back out); or
-//       `{"error":..}` with no NUL.                           -> encoded()
-//   decodeResponse(provider, body)    `{"response": Response}` (every
-//       field, `text`, `reasoning` and `toolCalls` included) or `{"error"}`.
-//   decodeHttpError(provider, status, headers, body, nowMs)    always
-//       `{"error"}`; `headers` is `[[name, value], ...]` as JSON, `nowMs`
-//       the clock (Date.now()) for a `retry-after` that is a date.
 //   validate(kind, json)    `""` if valid, else `{"error"}`.
-//   retryDelay(retries, maxRetries, retryable, eventsEmitted, retryAfterMs,
-//       random)    milliseconds to wait before the next attempt, or -1 for
-//       no retry (`retryAfterMs` -1: none).
-//   interrupt(provider, what)    what an interruption means: `what` is
-//       JSON, `{"timeout": "firstByte"|"idle"|"total", "afterMs"}`,
-//       `{"unreachable": url, "cause"}`, `{"lost": cause}` (the body's
-//       connection broke) or `{"abort": reason}`, with `"complete"` (the
-//       stream's terminal frame had come) and `"eventsEmitted"`. `""` when
-//       the body just ends, else `{"error", "stop"}`, `stop` when the whole
-//       run ends rather than the attempt.
-//   requestId(headers)    the response's request id, or `""`.
-//   new Decoder(provider)    a stream decoder (it throws the error JSON for
-//       an unknown provider). Decoding feeds it through its input buffer in
-//       wasm memory: inputBuffer(n) is the address of at least n bytes
-//       (moved only when a larger one is asked for); feedInput(n) decodes
-//       the first n and returns the result's length, 0 when the chunk
-//       completed no event (then there is no result: NOTHING stands in);
-//       takeOutput() is that result. finish() ends the body (a result with
-//       `"done":true`, or an `"error"`); isComplete() says whether the
-//       provider's terminal frame has come; partial() is the Response
-//       assembled so far (every field).
+//   new Run(config, request, stream, maxRetries, totalMs, firstByteMs,
+//       idleMs, seed), Run.given(provider, totalMs, idleMs)    one request:
+//       the core's run machine (src/run.rs, wrapped by src/shell/run.rs).
+//       Each input returns the next step, a number of `STEP` (policy.js),
+//       and takeOutput() is that step's text:
+//       - SEND: `{"ok":{"url":..,"headers":[[name, value], ...]}}`, a NUL,
+//         then the HTTP body as it is (JSON text never holds a raw NUL, so
+//         the body is neither escaped into the JSON nor parsed back out)
+//                                                             -> encoded()
+//       - DELIVER: a stream result (below); DONE: `{"response": Response}`
+//         for a whole response (every field), `""` for a stream (its
+//         response went out with its `finish` event); FAIL: `{"error"}`.
+//       The inputs: start(), responded(status, headers, nowMs) (`headers`
+//       `[[name, value], ...]` as JSON, `nowMs` the clock for a
+//       `retry-after` that is a date), unreachable(cause), a chunk through
+//       the input buffer (inputBuffer(n): the address of at least n bytes
+//       in wasm memory, moved only when a larger one is asked for;
+//       feedInput(n) decodes the first n), ended(), lost(cause),
+//       delivered(), waited(). expired(total) and abort(reason) return
+//       what to cancel (`CANCEL`); stopped() is then the error. timerMs()
+//       is the limit of the timer that runs during the current step,
+//       totalMs() the total one, delay() the wait of a WAIT.
 //
 // A stream result (BoundaryStream::feed and ::finish in src/shell/boundary.rs):
 //
@@ -59,7 +51,7 @@
 //     arguments are not sent again: they are those of this decoder's
 //     `tool_call` events, in order (the core emits one per tool-call part,
 //     with the same arguments; the flag is set when the counts agree), kept
-//     across results in Decoding's `sent`;
+//     across results in the run's `sent`;
 //   - `usage` and `warning` events: nothing more.
 // Every other string (ids and names, a warning's code and message,
 // incompleteToolCalls' arguments, providerData) stays in the JSON. The
@@ -78,7 +70,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 2;
+export const BOUNDARY_VERSION = 3;
 
 let versionChecked = false;
 
@@ -107,7 +99,7 @@ export function parse(json) {
   return JSON.parse(json);
 }
 
-/** An encodeRequest result: `{ ok: { url, headers, body } }` or `{ error }`. */
+/** A SEND step's output: `{ ok: { url, headers, body } }` or `{ error }`. */
 export function encoded(text) {
   const cut = text.indexOf("\0");
   const out = parse(cut < 0 ? text : text.slice(0, cut));
@@ -223,9 +215,6 @@ function oneTextEvent(text) {
   };
 }
 
-/** The result of a chunk that completed no event (`feedInput` returned 0). */
-export const NOTHING = Object.freeze({ events: Object.freeze([]) });
-
 /** The module's memory as bytes (a new view after the memory grows). */
 let memoryView = null;
 function memoryBytes() {
@@ -234,7 +223,6 @@ function memoryBytes() {
   return memoryView;
 }
 
-/** A wasm stream decoder with the state its results refer back to. */
 /**
  * A wasm object's input buffer (`inputBuffer(n)`: the address of at least
  * n bytes in the module's memory, moved only when a larger one is asked
@@ -252,50 +240,5 @@ export class Input {
     }
     memoryBytes().set(chunk, this.#at);
     return n;
-  }
-}
-
-export class Decoding {
-  #d;
-  #sent = [];
-  #input = new Input();
-  constructor(provider) {
-    checkVersion();
-    this.#d = call(() => new wasm.Decoder(provider));
-  }
-  /**
-   * Copies the chunk into the decoder's input buffer in wasm memory (no
-   * allocation per chunk) and reads a result only if it has events.
-   */
-  feed(chunk) {
-    const n = this.#input.put(this.#d, chunk);
-    const len = call(() => this.#d.feedInput(n));
-    return len === 0
-      ? NOTHING
-      : decoded(
-          call(() => this.#d.takeOutput()),
-          this.#sent,
-        );
-  }
-  finish() {
-    return decoded(
-      call(() => this.#d.finish()),
-      this.#sent,
-    );
-  }
-  isComplete() {
-    return call(() => this.#d.isComplete());
-  }
-  partial() {
-    return parse(call(() => this.#d.partial()));
-  }
-  free() {
-    // (After a panic this throws too; the error already in flight is the
-    // one to report.)
-    try {
-      this.#d.free();
-    } catch {
-      /* the instance is unusable anyway */
-    }
   }
 }
