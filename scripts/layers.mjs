@@ -3,7 +3,8 @@
 // circle (top-level, or siblings inside one folder), and only the shell
 // and web name wasm crates. Shipped code only: each file is read up to its test
 // module, and test-only files are skipped. It also holds ARCHITECTURE.md's
-// file table to the tree (fileTable below).
+// file table to the tree (fileTable below), and every file to under 600
+// lines (fileLengths).
 //
 //   node scripts/layers.mjs    prints each violation and exits 1 if any
 //   LAYERS_DEBUG=1 ...         also prints every import edge it saw
@@ -25,6 +26,7 @@ const LAYERS = [
   // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).
   ["shell", "web"],
 ];
+const MAX_LINES = 600;
 const layerOf = new Map(LAYERS.flatMap((mods, i) => mods.map((m) => [m, i])));
 const WASM_CRATES = [
   "wasm_bindgen",
@@ -281,6 +283,28 @@ function fileTable() {
   return found;
 }
 problems.push(...fileTable());
+problems.push(...fileLengths());
+
+// CONTRIBUTING.md's small files: under MAX_LINES lines, a Rust file counted
+// up to its test module (the first `#[cfg(test)]` or `#[cfg(all(test, ...))]`
+// item), the JS half whole.
+function fileLengths() {
+  const found = [];
+  const js = join(src, "shell", "js");
+  const jsFiles = readdirSync(js)
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => join(js, f));
+  for (const file of [...all.filter((f) => !skip.has(f)), ...jsFiles]) {
+    const lines = readFileSync(file, "utf8").split("\n");
+    const test = file.endsWith(".rs")
+      ? lines.findIndex((l) => /^#\[cfg\((all\()?test\b/.test(l))
+      : -1;
+    const n = test < 0 ? lines.length : test;
+    if (n >= MAX_LINES)
+      found.push(`${relative(root, file)} has ${n} lines (above its tests): split it by concern`);
+  }
+  return found;
+}
 
 if (process.env.LAYERS_DEBUG) {
   for (const [f, t] of edges) console.log(f.join("::"), "->", t.join("::"));
@@ -294,5 +318,5 @@ if (problems.length > 0) {
 }
 console.log(
   `layers: ${all.length - skip.size} shipped files, no upward import, no circle; ` +
-    "ARCHITECTURE.md's file table names every file under src/",
+    `ARCHITECTURE.md's file table names every file under src/; every file under ${MAX_LINES} lines`,
 );
