@@ -23,7 +23,7 @@ use super::timer::{self, Clock, Sleep, Timer};
 use crate::error::{Error, Timeout};
 use crate::http::HttpRequest;
 use crate::model::{Response, StreamEvent};
-use crate::run::{Cancel, RunMachine, Step};
+use crate::run::{Cancel, RunMachine, Step, Timers};
 
 /// Where a request's response comes from: a fetch (the global one when
 /// `None`), or a body the caller already has.
@@ -39,9 +39,9 @@ pub(crate) struct Run {
     source: Source,
     gate: Gate,
     clock: Option<Rc<Clock>>,
-    total: Option<Timer>,
-    first_byte: Option<Timer>,
-    idle: Option<Timer>,
+    /// The machine's timeouts (they never change).
+    limits: Timers,
+    alarms: Alarms,
     /// The body of the current attempt's response.
     body: Option<Body>,
 }
@@ -74,16 +74,37 @@ fn expire(machine: &RefCell<RunMachine>, gate: &Gate, which: Timeout) {
     }
 }
 
-/// Starts `timer` for `ms`, if both are set.
-fn start(timer: &mut Option<Timer>, ms: Option<u64>) {
-    if let (Some(timer), Some(ms)) = (timer.as_mut(), ms) {
-        timer.start(ms);
-    }
+/// The three timers (none in a runtime without `setTimeout`), each
+/// reporting to the machine when it fires.
+struct Alarms {
+    total: Option<Timer>,
+    first_byte: Option<Timer>,
+    idle: Option<Timer>,
 }
 
-fn stop(timer: &mut Option<Timer>) {
-    if let Some(timer) = timer.as_mut() {
-        timer.stop();
+impl Alarms {
+    fn get(&mut self, which: Timeout) -> Option<&mut Timer> {
+        match which {
+            Timeout::Total => self.total.as_mut(),
+            Timeout::FirstByte => self.first_byte.as_mut(),
+            Timeout::Idle => self.idle.as_mut(),
+        }
+    }
+
+    /// Starts the timer the machine runs during a step
+    /// ([`RunMachine::timer`]), if it has one.
+    fn start(&mut self, timer: Option<(Timeout, u64)>) {
+        if let Some((which, ms)) = timer {
+            if let Some(t) = self.get(which) {
+                t.start(ms);
+            }
+        }
+    }
+
+    fn stop(&mut self, timer: Option<(Timeout, u64)>) {
+        if let Some(t) = timer.and_then(|(which, _)| self.get(which)) {
+            t.stop();
+        }
     }
 }
 
@@ -91,15 +112,19 @@ impl Run {
     pub(crate) fn new(machine: RunMachine, source: Source) -> Run {
         let gate = Gate::new();
         let clock = Clock::global();
+        let limits = machine.timers();
         let machine = Rc::new(RefCell::new(machine));
         let timer = |which| {
             let (m, g) = (Rc::clone(&machine), gate.clone());
             Some(Timer::new(clock.as_ref()?, move || expire(&m, &g, which)))
         };
         Run {
-            total: timer(Timeout::Total),
-            first_byte: timer(Timeout::FirstByte),
-            idle: timer(Timeout::Idle),
+            alarms: Alarms {
+                total: timer(Timeout::Total),
+                first_byte: timer(Timeout::FirstByte),
+                idle: timer(Timeout::Idle),
+            },
+            limits,
             machine,
             source,
             gate,
@@ -114,43 +139,39 @@ impl Run {
         &self.gate
     }
 
-    /// The limit of the timer `which`, if it has one.
-    fn limit(&self, which: Timeout) -> Option<u64> {
-        self.machine.try_borrow().ok()?.timers().get(which)
-    }
-
     /// Starts the total timeout and the first step; an error if a timeout
     /// was asked for in a runtime without timers.
     fn begin(&mut self) -> Step {
-        let Ok(timers) = self.machine.try_borrow().map(|m| m.timers()) else {
-            return on(&self.machine, RunMachine::start);
-        };
-        let any = timers.total_ms.or(timers.first_byte_ms).or(timers.idle_ms);
+        let limits = self.limits;
+        let any = limits.total_ms.or(limits.first_byte_ms).or(limits.idle_ms);
         if self.clock.is_none() && any.is_some() {
             return Step::Fail(Error::invalid_request(
                 "timeouts",
                 "this runtime has no global setTimeout",
             ));
         }
-        start(&mut self.total, timers.total_ms);
+        let total = limits.total_ms.map(|ms| (Timeout::Total, ms));
+        self.alarms.start(total);
         on(&self.machine, RunMachine::start)
     }
 
     /// Carries out steps until one for the caller: deliver, done or fail.
     async fn drive(&mut self, mut step: Step, out: &mut Vec<StreamEvent>) -> Step {
         loop {
+            // The timer that runs during the step, as the machine says.
+            let timer = self.machine.try_borrow().ok().and_then(|m| m.timer(&step));
             step = match step {
-                Step::Send(http) => self.send(&http).await,
+                Step::Send(http) => self.send(&http, timer).await,
                 Step::Take => self.take(),
-                Step::Read => self.read(out).await,
+                Step::Read => self.read(out, timer).await,
                 Step::Wait(ms) => self.wait(ms).await,
                 end => return end,
             };
         }
     }
 
-    /// Sends an attempt's request, the first-byte timer running.
-    async fn send(&mut self, http: &HttpRequest) -> Step {
+    /// Sends an attempt's request, with the step's `timer` running.
+    async fn send(&mut self, http: &HttpRequest, timer: Option<(Timeout, u64)>) -> Step {
         self.body = None;
         let Source::Send(fetch) = &self.source else {
             return on(&self.machine, |m| m.unreachable("no request to send"));
@@ -160,10 +181,9 @@ impl Run {
             Ok(request) => request,
             Err(e) => return Step::Fail(e),
         };
-        let ms = self.limit(Timeout::FirstByte);
-        start(&mut self.first_byte, ms);
+        self.alarms.start(timer);
         let sent = fetch::send(fetch.as_ref(), &request, &self.gate).await;
-        stop(&mut self.first_byte);
+        self.alarms.stop(timer);
         match sent {
             Ok(Ok(value)) => match Answer::read(value) {
                 Ok(answer) => self.responded(answer),
@@ -225,18 +245,17 @@ impl Run {
         })
     }
 
-    /// Reads chunks, the idle timer guarding each, until the machine asks
-    /// for something else (a chunk that completes no event is followed by
-    /// the next read).
-    async fn read(&mut self, out: &mut Vec<StreamEvent>) -> Step {
-        let ms = self.limit(Timeout::Idle);
+    /// Reads chunks, the step's `timer` guarding each, until the machine
+    /// asks for something else (a chunk that completes no event is
+    /// followed by the next read).
+    async fn read(&mut self, out: &mut Vec<StreamEvent>, timer: Option<(Timeout, u64)>) -> Step {
         loop {
             let Some(body) = self.body.as_mut() else {
                 return on(&self.machine, |m| m.ended(out));
             };
-            start(&mut self.idle, ms);
+            self.alarms.start(timer);
             let read = body.next(&self.gate).await;
-            stop(&mut self.idle);
+            self.alarms.stop(timer);
             let step = match read {
                 Ok(Some(chunk)) => on(&self.machine, |m| m.feed(chunk, out)),
                 Ok(None) => on(&self.machine, |m| m.ended(out)),
