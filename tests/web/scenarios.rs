@@ -4,13 +4,12 @@
 //! table is stepped natively (`src/run/scenarios.rs`) and run by the JS
 //! driver (`tests/js/scenarios.test.mjs`).
 
-use std::time::Duration;
-
 use serde_json::Value;
-use skyl::web::{Client, Timeouts};
-use skyl::{Error, Provider, RetryPolicy, StreamDecoder};
+use skyl::web::Client;
+use skyl::{Error, Provider, StreamDecoder};
 use wasm_bindgen_test::wasm_bindgen_test;
 
+use super::provider_of;
 use super::support::*;
 
 const TABLE: &str = include_str!("../../src/run/scenarios.json");
@@ -18,12 +17,9 @@ const TABLE: &str = include_str!("../../src/run/scenarios.json");
 /// What the conformance case `case` decodes to: the text a scenario that
 /// succeeds must end with.
 async fn expected_text(case: &str) -> String {
-    let provider = Provider::from_name(case.split('/').next().unwrap()).unwrap();
     let body = fixture_bytes(case).await;
-    let mut decoder = StreamDecoder::new(provider);
-    let mut events = Vec::new();
-    decoder.feed(&body, &mut events).unwrap();
-    decoder.finish(&mut events).unwrap().text
+    let (_, response) = StreamDecoder::decode_all(provider_of(case), &body);
+    response.unwrap().text
 }
 
 /// A client for scenario `s`, its requests counted under `name`.
@@ -35,17 +31,10 @@ fn client_for(s: &Value, name: &str) -> Client {
         .map(|pair| pair.split_once('=').unwrap())
         .collect();
     options.push(("scenario", name));
-    let ms = |key: &str| s["timeouts"][key].as_u64().map(Duration::from_millis);
-    Client::new(config(provider, &options))
-        .with_retry(RetryPolicy {
-            max_retries: s["maxRetries"].as_u64().unwrap_or(2) as u32,
-            ..RetryPolicy::default()
-        })
-        .with_timeouts(Timeouts {
-            total: ms("total"),
-            first_byte: ms("firstByte"),
-            idle: ms("idle"),
-        })
+    let ms = |key: &str| s["timeouts"][key].as_u64();
+    let retries = s["maxRetries"].as_u64().unwrap_or(2) as u32;
+    let client = client(provider, &options).with_retry(quick_retries(retries));
+    timed(client, ms("total"), ms("firstByte"), ms("idle"))
 }
 
 #[wasm_bindgen_test]
