@@ -86,7 +86,10 @@ fn render() -> String {
     for (doc, name, value) in consts {
         out.push_str(&format!("\n/** {doc} */\nexport const {name} = {value};\n"));
     }
-    use super::run::{DELIVER, DONE, FAIL, READ, SEND, TAKE, WAIT};
+    use super::run::{
+        CANCEL_ATTEMPT, CANCEL_BODY, CANCEL_NOTHING, CANCEL_RUN, DELIVER, DONE, FAIL, READ, SEND,
+        TAKE, WAIT,
+    };
     numbers(
         &mut out,
         "The step codes of the run machine's wasm class (`shell/run.rs`).",
@@ -105,7 +108,12 @@ fn render() -> String {
         &mut out,
         "What a fired timer or an abort cancels (`shell/run.rs`, `Cancel`).",
         "CANCEL",
-        &[("NOTHING", 0), ("BODY", 1), ("ATTEMPT", 2), ("RUN", 3)],
+        &[
+            ("NOTHING", CANCEL_NOTHING),
+            ("BODY", CANCEL_BODY),
+            ("ATTEMPT", CANCEL_ATTEMPT),
+            ("RUN", CANCEL_RUN),
+        ],
     );
     out
 }

@@ -6,13 +6,12 @@
 
 use super::boundary::Writer;
 use super::response_text;
-use super::{
-    config_and_request, error_json, error_json_with, http_text, provider_label, provider_named,
-};
+use super::{config_and_request, error_json, error_json_with, http_text, provider_named};
 use crate::error::{Error, Timeout};
 use crate::json::read::parse;
 use crate::model::from_json::string_pairs;
 use crate::model::StreamEvent;
+use crate::providers::Provider;
 use crate::retry::RetryPolicy;
 use crate::run::{Cancel, RunMachine, Step, Timers};
 
@@ -25,6 +24,13 @@ pub(crate) const WAIT: u32 = 3;
 pub(crate) const DELIVER: u32 = 4;
 pub(crate) const DONE: u32 = 5;
 pub(crate) const FAIL: u32 = 6;
+
+/// What to cancel ([`Cancel`]): the JS half's `CANCEL` table holds the
+/// same numbers.
+pub(crate) const CANCEL_NOTHING: u32 = 0;
+pub(crate) const CANCEL_BODY: u32 = 1;
+pub(crate) const CANCEL_ATTEMPT: u32 = 2;
+pub(crate) const CANCEL_RUN: u32 = 3;
 
 /// One request for the JS half.
 #[derive(Debug)]
@@ -82,14 +88,15 @@ impl BoundaryRun {
         let p = provider_named(provider);
         let provider = p.as_ref().ok().copied();
         let machine = p.map(|p| RunMachine::given(p, timers)).map_err(Some);
-        Self::with(machine, provider_label_of(provider), true, provider)
+        let label = provider.map_or("unknown", Provider::name);
+        Self::with(machine, label, true, provider)
     }
 
     fn with(
         machine: Result<RunMachine, Option<Error>>,
         label: &'static str,
         stream: bool,
-        provider: Option<crate::providers::Provider>,
+        provider: Option<Provider>,
     ) -> Self {
         BoundaryRun {
             machine,
@@ -220,8 +227,8 @@ impl BoundaryRun {
     }
 
     /// A timer fired: the total one (`total`), else the one of the step
-    /// being carried out. What to cancel: 0 nothing, 1 the body's reader
-    /// (the body ends there), 2 the attempt, 3 everything ([`Self::stopped`]).
+    /// being carried out. What to cancel: nothing, the body's reader (the
+    /// body ends there), the attempt, or everything ([`Self::stopped`]).
     pub fn expired(&mut self, total: bool) -> u32 {
         let which = if total {
             Some(Timeout::Total)
@@ -230,7 +237,7 @@ impl BoundaryRun {
         };
         match (&mut self.machine, which) {
             (Ok(m), Some(which)) => cancel_code(m.expired(which)),
-            _ => 0,
+            _ => CANCEL_NOTHING,
         }
     }
 
@@ -239,7 +246,7 @@ impl BoundaryRun {
     pub fn abort(&mut self, reason: &str) -> u32 {
         match &mut self.machine {
             Ok(m) => cancel_code(m.abort(Some(reason))),
-            Err(_) => 0,
+            Err(_) => CANCEL_NOTHING,
         }
     }
 
@@ -281,15 +288,11 @@ impl BoundaryRun {
     }
 }
 
-fn provider_label_of(p: Option<crate::providers::Provider>) -> &'static str {
-    p.map_or("unknown", |p| provider_label(p.name()))
-}
-
 fn cancel_code(c: Cancel) -> u32 {
     match c {
-        Cancel::Body => 1,
-        Cancel::Attempt => 2,
-        Cancel::Run => 3,
-        _ => 0,
+        Cancel::Nothing => CANCEL_NOTHING,
+        Cancel::Body => CANCEL_BODY,
+        Cancel::Attempt => CANCEL_ATTEMPT,
+        Cancel::Run => CANCEL_RUN,
     }
 }
