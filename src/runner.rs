@@ -4,11 +4,12 @@
 //! each request, runs the tools the [`Runner`] hands it, and tells it what
 //! happened; the runner never sleeps, sends or runs anything itself.
 //!
-//! **A preview, not for use yet.** No driver runs it so far (issue 26).
-//! Still open: a forced `tool_choice` is sent again at every step; the
-//! results of a turn that mixes client tools and the driver's go back in
-//! two messages; approvals carry no reason; and [`ToolSpec`] repeats what
-//! [`Request::tools`] declares, unchecked.
+//! The npm package's `client.run` drives it (through `shell/tool_loop.rs`);
+//! `skyl::web` does not yet. Still open: a forced `tool_choice` is sent
+//! again at every step; the results of a turn that mixes client tools and
+//! the driver's go back in two messages; and [`ToolSpec`] repeats what
+//! [`Request::tools`] declares, unchecked (the npm shell builds it from
+//! them).
 //!
 //! The rules, each the answer to a bug peers' loops have had:
 //!
@@ -243,7 +244,8 @@ impl Runner {
     }
 
     /// The step's turn is over: `response` is its whole response.
-    /// `needs_approval` says which of its calls need one.
+    /// `needs_approval` says which of its calls need one; it sees each
+    /// call as the provider sent it, before a repeated id is renamed.
     pub fn finish_step(
         &mut self,
         response: Response,
@@ -252,6 +254,8 @@ impl Runner {
         if let Some(reason) = self.stopped {
             return Next::Stop(reason);
         }
+        // Asked of the calls as the provider sent them, before any rename.
+        let asks: Vec<bool> = response.tool_calls.iter().map(needs_approval).collect();
         let mut response = response;
         self.unique_ids(&mut response);
         self.usage = add_usage(&self.usage, &response.usage);
@@ -295,7 +299,7 @@ impl Runner {
             return self.stop(StopReason::MaxSteps);
         }
         let at_limit = self.step >= self.limits.max_steps;
-        for call in calls {
+        for (call, asks) in calls.into_iter().zip(asks) {
             let slot = if self.calls.iter().any(|(j, _)| j.call.id == call.id) {
                 Slot::Result(not_run(&call.id, "not run: the turn repeats this call id"))
             } else if let Some((_, outcome)) = early.iter().find(|(id, _)| *id == call.id) {
@@ -317,7 +321,7 @@ impl Runner {
                     Some(t) if !t.executable => Slot::Asking, // handed back below
                     Some(_) => match self.checked(&call) {
                         Err(message) => Slot::Result(error_part(&call.id, message)),
-                        Ok(_) if needs_approval(&call) => Slot::Asking,
+                        Ok(_) if asks => Slot::Asking,
                         Ok(_) => Slot::Running,
                     },
                 }
@@ -1079,6 +1083,15 @@ mod tests {
         request_of(r.tool_done(&jobs[0].call.id, Outcome::Done("9 C".into())));
         let jobs = jobs_of(r.finish_step(turn("", &g, FinishReason::ToolCalls), &never));
         assert_eq!(jobs[0].call.id, "get_weather#2");
+        // The approval is asked of the call as the provider sent it: a
+        // driver names the ids it saw, before the rename.
+        let mut r = runner(vec![weather()], RunLimits::default());
+        r.start();
+        let seen = |c: &ToolCall| c.id == "get_weather";
+        let jobs = jobs_of(r.finish_step(turn("", &g, FinishReason::ToolCalls), &never));
+        request_of(r.tool_done(&jobs[0].call.id, Outcome::Done("9 C".into())));
+        let asked = r.finish_step(turn("", &g, FinishReason::ToolCalls), &seen);
+        assert!(matches!(&asked, Next::Approve(j) if j[0].call.id == "get_weather#2"));
 
         // At the step limit an early result is kept, not relabelled.
         let limits = RunLimits {
