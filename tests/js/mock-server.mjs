@@ -34,6 +34,9 @@
 //   tiny_events=<n>            an OpenAI-format stream of n one-character deltas
 //   echo_key=1                 injected failures quote the credential they
 //                              received (some servers do; skyl must scrub it)
+//   cut_off=1                  the turn ends at the output limit (its calls
+//                              whole): length, max_tokens, MAX_TOKENS,
+//                              response.incomplete
 //   reasoning=0|1              leave out (0) or send (1) the reasoning block;
 //                              the default is below
 //
@@ -288,7 +291,9 @@ export async function startMock({ port = 0, quiet = true } = {}) {
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
       const request = body && typeof body === "object" && !Array.isArray(body) ? body : {};
       try {
-        const turn = renderTurn(wire, String(model), answer(wire, request, raw, opt("reasoning")));
+        const decided = answer(wire, request, raw, opt("reasoning"));
+        decided.cutOff = opt("cut_off") === "1";
+        const turn = renderTurn(wire, String(model), decided);
         payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));
       } catch (e) {
         // The readers take any JSON; should one still fail, say so as a

@@ -69,7 +69,11 @@ function renderChat(model, turn) {
       frames.push(head({ tool_calls: [{ index, function: { arguments: p } }] }));
   });
   const last = head({});
-  last.choices[0].finish_reason = turn.calls.length ? "tool_calls" : "stop";
+  last.choices[0].finish_reason = turn.cutOff
+    ? "length"
+    : turn.calls.length
+      ? "tool_calls"
+      : "stop";
   frames.push(last);
   const counts = {
     prompt_tokens: usage.input,
@@ -157,7 +161,7 @@ function renderAnthropic(model, turn) {
       pieces(JSON.stringify(c.args), 4).map((p) => ({ type: "input_json_delta", partial_json: p })),
       { type: "tool_use", id: c.id, name: c.name, input: c.args },
     );
-  const stop = turn.calls.length ? "tool_use" : "end_turn";
+  const stop = turn.cutOff ? "max_tokens" : turn.calls.length ? "tool_use" : "end_turn";
   out += ev({ type: "ping" });
   out += ev({
     type: "message_delta",
@@ -199,7 +203,8 @@ function renderGemini(model, turn) {
   const textSignature =
     turn.reasoning && !callParts.length ? signature("thought", turn.reasoning) : null;
   if (textSignature) frames.push(frame([{ text: "", thoughtSignature: textSignature }]));
-  const last = frame([], { finishReason: "STOP" });
+  const finishReason = turn.cutOff ? "MAX_TOKENS" : "STOP";
+  const last = frame([], { finishReason });
   last.usageMetadata = {
     promptTokenCount: usage.input,
     candidatesTokenCount: usage.output - usage.reasoning,
@@ -218,7 +223,7 @@ function renderGemini(model, turn) {
       candidates: [
         {
           content: { role: "model", parts: [...parts, ...callParts] },
-          finishReason: "STOP",
+          finishReason,
           index: 0,
         },
       ],
@@ -379,7 +384,8 @@ function renderResponses(model, turn) {
   });
   const final = {
     ...base,
-    status: "completed",
+    status: turn.cutOff ? "incomplete" : "completed",
+    ...(turn.cutOff ? { incomplete_details: { reason: "max_output_tokens" } } : {}),
     completed_at: 1780000001,
     output,
     usage: {
@@ -390,7 +396,7 @@ function renderResponses(model, turn) {
       total_tokens: usage.input + usage.output,
     },
   };
-  ev("response.completed", { response: final });
+  ev(turn.cutOff ? "response.incomplete" : "response.completed", { response: final });
   return { stream: out, json: final };
 }
 
