@@ -157,8 +157,8 @@ pub mod openai {
 #[doc(hidden)]
 pub mod __shell {
     pub use crate::shell::{
-        boundary_version, encode, expand_result, http_error, response, validate, BoundaryRun,
-        BoundaryStream,
+        boundary_version, encode, expand_result, http_error, response, validate, BoundaryLoop,
+        BoundaryRun, BoundaryStream,
     };
     /// The `#[wasm_bindgen]` exports.
     #[cfg(target_arch = "wasm32")]

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The version of this format. The JS half (`js/boundary.js`) has its own
 /// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
 /// differs: bump both together whenever the format changes.
-pub(crate) const BOUNDARY_VERSION: u32 = 3;
+pub(crate) const BOUNDARY_VERSION: u32 = 4;
 
 /// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {

@@ -13,6 +13,7 @@ mod policy_js;
 pub(crate) mod run;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod to_json_tests;
+pub(crate) mod tool_loop;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod wasm;
 
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 pub use boundary::{boundary_version, expand_result, BoundaryStream};
 pub use run::BoundaryRun;
+pub use tool_loop::BoundaryLoop;
 
 use crate::error::Error;
 use crate::http::HttpRequest;

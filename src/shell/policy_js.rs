@@ -115,6 +115,20 @@ fn render() -> String {
             ("RUN", CANCEL_RUN),
         ],
     );
+    use super::tool_loop::{LOOP_APPROVE, LOOP_FAIL, LOOP_REQUEST, LOOP_RUN, LOOP_STOP, LOOP_WAIT};
+    numbers(
+        &mut out,
+        "What `client.run` does next, as the tool loop's wasm class says (`shell/tool_loop.rs`).",
+        "LOOP",
+        &[
+            ("REQUEST", LOOP_REQUEST),
+            ("RUN", LOOP_RUN),
+            ("APPROVE", LOOP_APPROVE),
+            ("WAIT", LOOP_WAIT),
+            ("STOP", LOOP_STOP),
+            ("FAIL", LOOP_FAIL),
+        ],
+    );
     out
 }
 

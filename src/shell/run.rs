@@ -10,8 +10,8 @@ use super::{config_and_request, error_json, error_json_with, http_text, provider
 use crate::error::{Error, Timeout};
 use crate::json::read::parse;
 use crate::model::from_json::string_pairs;
-use crate::model::StreamEvent;
-use crate::providers::Provider;
+use crate::model::{Request, Response, StreamEvent};
+use crate::providers::{ClientConfig, Provider};
 use crate::retry::RetryPolicy;
 use crate::run::{Cancel, RunMachine, Step, Timers};
 
@@ -32,6 +32,17 @@ pub(crate) const CANCEL_BODY: u32 = 1;
 pub(crate) const CANCEL_ATTEMPT: u32 = 2;
 pub(crate) const CANCEL_RUN: u32 = 3;
 
+/// A request's retries and timers as the JS half gives them: milliseconds
+/// (0: none), and the seed of the backoff's jitter.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_retries: u32,
+    pub total: f64,
+    pub first_byte: f64,
+    pub idle: f64,
+    pub seed: f64,
+}
+
 /// One request for the JS half.
 #[derive(Debug)]
 pub struct BoundaryRun {
@@ -47,6 +58,8 @@ pub struct BoundaryRun {
     delay: u64,
     /// The timer of the step being carried out.
     timer: Option<Timeout>,
+    /// A stream's response, once done, for a tool loop to take.
+    response: Option<Response>,
 }
 
 /// A limit in milliseconds from JS: a positive number, else none.
@@ -70,14 +83,35 @@ impl BoundaryRun {
         seed: f64,
     ) -> Self {
         let (label, input) = config_and_request(config_json, request_json);
-        let timers = Timers::new(limit(total), limit(first_byte), limit(idle));
-        let retry = RetryPolicy {
+        let limits = Limits {
             max_retries,
+            total,
+            first_byte,
+            idle,
+            seed,
+        };
+        Self::of(input, label, stream, &limits)
+    }
+
+    /// A request already read (a tool loop's step), or why it could not be.
+    pub(crate) fn of(
+        input: Result<(ClientConfig, Request), Error>,
+        label: &'static str,
+        stream: bool,
+        limits: &Limits,
+    ) -> Self {
+        let timers = Timers::new(
+            limit(limits.total),
+            limit(limits.first_byte),
+            limit(limits.idle),
+        );
+        let retry = RetryPolicy {
+            max_retries: limits.max_retries,
             ..RetryPolicy::default()
         };
         let provider = input.as_ref().ok().and_then(|(c, _)| c.provider);
         let machine = input.map_err(Some).map(|(config, request)| {
-            RunMachine::new(config, request, stream, retry, timers, seed as u64)
+            RunMachine::new(config, request, stream, retry, timers, limits.seed as u64)
         });
         Self::with(machine, label, stream, provider)
     }
@@ -108,6 +142,7 @@ impl BoundaryRun {
             output: String::new(),
             delay: 0,
             timer: None,
+            response: None,
         }
     }
 
@@ -150,11 +185,11 @@ impl BoundaryRun {
             }
             Step::Done(response) => {
                 // A stream's response went out with its `finish` event.
-                self.output = if self.stream {
-                    String::new()
+                if self.stream {
+                    self.response = Some(*response);
                 } else {
-                    response_text(&response)
-                };
+                    self.output = response_text(&response);
+                }
                 DONE
             }
             Step::Fail(e) => {
@@ -204,6 +239,15 @@ impl BoundaryRun {
         let code = self.on(|m, out| m.feed(chunk, out));
         self.input = input;
         code
+    }
+
+    /// [`Self::feed_input`] with `chunk` (native tests: no copy into the
+    /// module's memory to make).
+    #[cfg(test)]
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> u32 {
+        self.input.clear();
+        self.input.extend_from_slice(chunk);
+        self.feed_input(chunk.len())
     }
 
     /// [`RunMachine::ended`].
@@ -279,6 +323,11 @@ impl BoundaryRun {
                 .map_or_else(String::new, |e| error_json(&e, self.label)),
             Err(_) => String::new(),
         }
+    }
+
+    /// A streamed request's response, once it is done (a tool loop's step).
+    pub(crate) fn take_response(&mut self) -> Option<Response> {
+        self.response.take()
     }
 
     /// The text of the last step: the request to send, the events to hand

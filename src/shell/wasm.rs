@@ -156,6 +156,96 @@ impl Run {
     }
 }
 
+/// One `client.run` ([`jsapi::BoundaryLoop`]): each method returns what
+/// to do next (`LOOP` in `policy.js`); `takeOutput()` holds the jobs or the
+/// error, `request()` the next step's run machine.
+#[wasm_bindgen]
+pub struct Loop {
+    inner: jsapi::BoundaryLoop,
+}
+
+#[wasm_bindgen]
+impl Loop {
+    /// A run; see [`jsapi::BoundaryLoop::new`].
+    #[wasm_bindgen(constructor)]
+    pub fn new(config_json: &str, request_json: &str, options_json: &str) -> Loop {
+        Loop {
+            inner: jsapi::BoundaryLoop::new(config_json, request_json, options_json),
+        }
+    }
+
+    /// The first thing to do.
+    pub fn start(&mut self) -> u32 {
+        self.inner.start()
+    }
+
+    /// The next step's request, as a run machine.
+    pub fn request(
+        &mut self,
+        max_retries: u32,
+        total: f64,
+        first_byte: f64,
+        idle: f64,
+        seed: f64,
+    ) -> Run {
+        let limits = jsapi::run::Limits {
+            max_retries,
+            total,
+            first_byte,
+            idle,
+            seed,
+        };
+        Run {
+            inner: self.inner.request(&limits),
+        }
+    }
+
+    /// A call of the streaming turn came whole: whether it starts now.
+    #[wasm_bindgen(js_name = callWhole)]
+    pub fn call_whole(&mut self, id: &str, name: &str, arguments: &str, asks: bool) -> bool {
+        self.inner.call_whole(id, name, arguments, asks)
+    }
+
+    /// The step's run is done; `asks_json`: its calls that need approval.
+    #[wasm_bindgen(js_name = finishStep)]
+    pub fn finish_step(&mut self, run: &mut Run, asks_json: &str) -> u32 {
+        self.inner.finish_step(&mut run.inner, asks_json)
+    }
+
+    /// A decision on a call.
+    pub fn decide(&mut self, call_id: &str, approved: bool, reason: &str) -> u32 {
+        self.inner.decide(call_id, approved, reason)
+    }
+
+    /// No one to ask: the run stops for approval.
+    #[wasm_bindgen(js_name = pauseForApproval)]
+    pub fn pause_for_approval(&mut self) -> u32 {
+        self.inner.pause_for_approval()
+    }
+
+    /// A call ended.
+    #[wasm_bindgen(js_name = toolDone)]
+    pub fn tool_done(&mut self, call_id: &str, failed: bool, text: &str) -> u32 {
+        self.inner.tool_done(call_id, failed, text)
+    }
+
+    /// The run was aborted, or a step failed: its `AbortError`.
+    pub fn abort(&mut self, reason: &str) -> String {
+        self.inner.abort(reason)
+    }
+
+    /// The run's result.
+    pub fn result(&self) -> String {
+        self.inner.result()
+    }
+
+    /// The last step's text.
+    #[wasm_bindgen(js_name = takeOutput)]
+    pub fn take_output(&mut self) -> String {
+        self.inner.take_output()
+    }
+}
+
 /// The module's `WebAssembly.Memory` (JS copies chunks into it).
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {

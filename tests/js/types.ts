@@ -27,6 +27,10 @@ import {
   type Part,
   type Usage,
   type FinishReason,
+  type RunEvent,
+  type RunOutcome,
+  type RunTool,
+  type StopReason,
 } from "skyl";
 
 const tools: Tool[] = [
@@ -170,6 +174,52 @@ async function decode(body: ReadableStream<Uint8Array>, res: globalThis.Response
   return parts;
 }
 
+// The tool runner.
+async function runner() {
+  const runTools: RunTool[] = [
+    {
+      ...tools[0]!,
+      readOnly: true,
+      timeout: 5000,
+      needsApproval: (args: { city: string }) => args.city !== "Oslo",
+      execute: async ({ city }: { city: string }, { signal, step, call }) => {
+        signal.throwIfAborted();
+        return { city, step, id: call.id };
+      },
+    },
+  ];
+  const run = client.run({
+    messages: [],
+    tools: runTools,
+    maxSteps: 5,
+    finalAnswer: true,
+    maxConcurrency: 2,
+    approve: async (call) => (call.name === "get_weather" ? true : { deny: "no" }),
+    approvals: { call_1: true },
+  });
+  for await (const ev of run) {
+    const e: RunEvent = ev;
+    if (e.type === "tool_result") {
+      const ms: number = e.durationMs;
+      const isError: boolean | undefined = e.result.isError;
+      void ms;
+      void isError;
+    }
+    if (e.type === "text") {
+      const step: number = e.step;
+      void step;
+    }
+  }
+  const out: RunOutcome = await run.result();
+  const why: StopReason = out.stopReason;
+  const history: Message[] = out.messages;
+  run.abort("bye");
+  // @ts-expect-error: maxSteps is a number
+  client.run({ messages: [], maxSteps: "5" });
+  return [why, history] as const;
+}
+
+void runner;
 void loop;
 void errors;
 void decode;

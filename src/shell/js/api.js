@@ -14,6 +14,7 @@
 //   boundary.js  the format of what the wasm returns, and its decoder
 //   run.js       Run: one request's attempts, retries, timeouts, aborts
 //   result.js    StreamResult: the stream's iterator and response()
+//   tool-run.js  RunResult: client.run, the tool loop the core decides
 //   messages.js  toolResultMessage, toolErrorMessage
 //   client.js    Client and its options, decodeStream, validate*
 
@@ -38,6 +39,7 @@ export {
 } from "./errors.js";
 export { ready, wasmMemorySize } from "./guard.js";
 export { StreamResult } from "./result.js";
+export { RunResult } from "./tool-run.js";
 export { toolErrorMessage, toolResultMessage } from "./messages.js";
 export {
   Client,

@@ -70,7 +70,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 3;
+export const BOUNDARY_VERSION = 4;
 
 let versionChecked = false;
 

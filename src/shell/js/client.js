@@ -22,6 +22,7 @@ import { call } from "./guard.js";
 import { parse } from "./boundary.js";
 import { Run } from "./run.js";
 import { StreamResult } from "./result.js";
+import { RunResult } from "./tool-run.js";
 
 /** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
@@ -177,6 +178,15 @@ export class Client {
   /** Sends `request` and streams the answer: `for await (const ev of client.stream(req))`. */
   stream(request) {
     return new StreamResult(new Run(this.#o, this.#key, this.#fetch, request, true));
+  }
+
+  /**
+   * Runs the tool loop: streams each step, runs the tools' `execute`, sends
+   * the results back, until the model answers or a limit, a cut-off turn, an
+   * approval or a client tool stops it. Every decision is the core's.
+   */
+  run(request) {
+    return new RunResult(this.#o, this.#key, this.#fetch, request);
   }
 
   toJSON() {

@@ -52,3 +52,13 @@ export const CANCEL = Object.freeze({
   ATTEMPT: 2,
   RUN: 3,
 });
+
+/** What `client.run` does next, as the tool loop's wasm class says (`shell/tool_loop.rs`). */
+export const LOOP = Object.freeze({
+  REQUEST: 0,
+  RUN: 1,
+  APPROVE: 2,
+  WAIT: 3,
+  STOP: 4,
+  FAIL: 5,
+});

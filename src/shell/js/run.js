@@ -91,13 +91,18 @@ export class Run {
     // abort reason: the cause of a network error and of an abort.
     this.cause = undefined;
     this.reason = undefined;
+    // A tool loop's step: makes the machine, and takes its response once done.
+    this.make = null;
+    this.onDone = null;
   }
 
   /** The machine (made on first use; the module must have loaded). */
   machine() {
     if (this.m) return this.m;
     const t = this.o.timeouts;
-    if (this.given) {
+    if (this.make) {
+      this.m = call(this.make);
+    } else if (this.given) {
       this.m = call(() => wasm.Run.given(this.o.provider, t.total ?? 0, t.idle ?? 0));
     } else {
       const { signal, ...plain } = this.request ?? {};
@@ -380,6 +385,7 @@ export class Run {
         step = call(() => this.m.delivered());
       }
       if (step !== STEP.DONE) throw this.failure();
+      this.onDone?.(this.m);
     } catch (e) {
       failure = e;
       throw e;

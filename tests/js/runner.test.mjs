@@ -1,0 +1,483 @@
+// client.run, the tool loop, against the mock provider in every wire
+// format: each behaviour of issue 26 (the runner's decisions are the
+// core's, src/runner.rs; these check that the JS half carries them out).
+import { test, describe, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { skyl, useMock, client, ask, PROVIDERS, sleep, eventually } from "./helpers.mjs";
+
+const mock = useMock();
+beforeEach(() => mock.reset());
+
+const QUESTION = "What is the weather in Kampala, and convert 30 km to miles?";
+
+const weather = (extra = {}) => ({
+  name: "get_weather",
+  description: "Current weather for a city.",
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+    additionalProperties: false,
+  },
+  execute: ({ city }) => ({ city, tempC: 21 }),
+  ...extra,
+});
+
+const convert = (extra = {}) => ({
+  name: "convert_units",
+  description: "Convert a value between units.",
+  parameters: {
+    type: "object",
+    properties: { value: { type: "number" }, from: { type: "string" }, to: { type: "string" } },
+    required: ["value", "from", "to"],
+  },
+  execute: ({ value }) => ({ value: Math.round(value * 0.621371 * 100) / 100 }),
+  ...extra,
+});
+
+/** Every event of a run, and its result or error. */
+async function drain(run) {
+  const events = [];
+  try {
+    for await (const ev of run) events.push(ev);
+    return { events, result: await run.result() };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+/** The tool results of a run's messages: [callId, content, isError]. */
+const results = (messages) =>
+  messages
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => m.parts)
+    .map((p) => [p.callId, p.content, Boolean(p.isError)]);
+
+/** The calls of the first assistant turn. */
+const callsOf = (messages) =>
+  messages.find((m) => m.role === "assistant").parts.filter((p) => p.type === "tool_call");
+
+describe("client.run", () => {
+  for (const provider of PROVIDERS) {
+    test(`${provider}: runs the tools and ends in the answer, results in call order`, async () => {
+      const c = client(mock, provider);
+      // The first call's tool is the slower one: it ends last.
+      const run = c.run({
+        messages: ask(QUESTION),
+        tools: [
+          weather({
+            execute: async ({ city }) => {
+              await sleep(60);
+              return { city, tempC: 21 };
+            },
+          }),
+          convert(),
+        ],
+      });
+      const { events, result, error } = await drain(run);
+      assert.ifError(error);
+      assert.equal(result.stopReason, "done");
+      assert.deepEqual(
+        result.messages.map((m) => m.role),
+        ["assistant", "tool", "assistant"],
+      );
+      assert.equal(result.steps.length, 2);
+      assert.deepEqual(result.response, result.steps[1]);
+      assert.match(result.response.text, /21 °C in Kampala/);
+      assert.match(result.response.text, /18\.6/);
+      // Completion order in the events, call order in the messages.
+      const done = events.filter((e) => e.type === "tool_result").map((e) => e.call.name);
+      assert.deepEqual(done, ["convert_units", "get_weather"]);
+      const calls = callsOf(result.messages);
+      assert.deepEqual(
+        results(result.messages).map(([id]) => id),
+        calls.map((p) => p.id),
+      );
+      assert.deepEqual(JSON.parse(results(result.messages)[0][1]), { city: "Kampala", tempC: 21 });
+      // Every event of a step carries it; usage is summed over the steps.
+      assert.ok(
+        events.every((e) => e.step === 1 || e.step === 2),
+        "each event has its step",
+      );
+      assert.deepEqual(
+        events.filter((e) => e.type === "step_start").map((e) => e.step),
+        [1, 2],
+      );
+      const input = result.steps.reduce((n, s) => n + s.usage.input, 0);
+      assert.equal(result.usage.input, input);
+      // The history replays: the second request carried the first turn.
+      assert.equal(mock.requests.length, 2);
+      // The results are in the messages as the app would store them.
+      const again = JSON.parse(JSON.stringify(result.messages));
+      assert.deepEqual(again, result.messages);
+    });
+
+    test(`${provider}: the next request is the same bytes whatever the tools' latencies`, async () => {
+      const bodies = [];
+      for (const [slow, fast] of [
+        [60, 0],
+        [0, 60],
+      ]) {
+        mock.reset();
+        const run = client(mock, provider).run({
+          messages: ask(QUESTION),
+          tools: [
+            weather({
+              execute: async ({ city }) => {
+                await sleep(slow);
+                return { city, tempC: 21 };
+              },
+            }),
+            convert({
+              execute: async () => {
+                await sleep(fast);
+                return { value: 18.64 };
+              },
+            }),
+          ],
+        });
+        await run.result();
+        bodies.push(JSON.stringify(mock.requests[1].body));
+      }
+      assert.equal(bodies[0], bodies[1]);
+    });
+
+    test(`${provider}: a turn cut off at the output limit runs none of its calls`, async () => {
+      let ran = 0;
+      const c = client(mock, provider, { mockOptions: { cut_off: 1 } });
+      const run = c.run({
+        messages: ask(QUESTION),
+        tools: [weather({ execute: () => ++ran }), convert({ execute: () => ++ran })],
+      });
+      const { events, result, error } = await drain(run);
+      assert.ifError(error);
+      assert.equal(result.stopReason, "truncated");
+      assert.equal(ran, 0);
+      assert.equal(result.response.finishReason, "length");
+      assert.equal(events.filter((e) => e.type === "tool_start").length, 0);
+      // Each whole call of the turn still gets a result, so the history
+      // replays (calls the limit cut are incomplete: not in the message).
+      const r = results(result.messages);
+      assert.deepEqual(
+        r.map(([id]) => id),
+        callsOf(result.messages).map((p) => p.id),
+      );
+      assert.ok(r.every(([, text, isError]) => isError && /cut off \(length\)/.test(text)));
+      assert.equal(mock.requests.length, 1, "no request after a cut-off turn");
+    });
+  }
+
+  test("a read-only tool starts while the turn streams; others once it has finished", async () => {
+    const c = client(mock, "anthropic", { mockOptions: { chunk: 40, delay: 2 } });
+    const run = c.run({
+      messages: ask(QUESTION),
+      tools: [weather({ readOnly: true }), convert()],
+    });
+    const { events, error } = await drain(run);
+    assert.ifError(error);
+    const at = (pred) => events.findIndex(pred);
+    const finish = at((e) => e.type === "finish" && e.step === 1);
+    const early = at((e) => e.type === "tool_start" && e.call.name === "get_weather");
+    const late = at((e) => e.type === "tool_start" && e.call.name === "convert_units");
+    assert.ok(early >= 0 && early < finish, "the read-only tool started before the turn ended");
+    assert.ok(late > finish, "the other tool started after it");
+  });
+
+  test("a cut-off turn discards a read-only tool's early result", async () => {
+    let ran = 0;
+    const c = client(mock, "openai", { mockOptions: { cut_off: 1 } });
+    const { result, error } = await drain(
+      c.run({
+        messages: ask(QUESTION),
+        tools: [
+          weather({
+            readOnly: true,
+            execute: () => {
+              ran++;
+              return "sunny";
+            },
+          }),
+          convert(),
+        ],
+      }),
+    );
+    assert.ifError(error);
+    assert.equal(result.stopReason, "truncated");
+    assert.ok(ran <= 1);
+    assert.ok(!results(result.messages).some(([, text]) => text === "sunny"));
+  });
+
+  test("bad calls become error results the model reads, and the loop goes on", async () => {
+    const c = client(mock, "openai");
+    const secret = "sk-test-key-0001";
+    const run = c.run({
+      messages: ask(QUESTION),
+      tools: [
+        // The model sends a string city: the schema asks for a number.
+        weather({
+          parameters: {
+            type: "object",
+            properties: { city: { type: "number" } },
+            required: ["city"],
+          },
+        }),
+        convert({
+          execute: () => {
+            throw new Error(`unit table offline (key ${secret})`);
+          },
+        }),
+      ],
+    });
+    const { result, error } = await drain(run);
+    assert.ifError(error);
+    assert.equal(result.stopReason, "done");
+    const [bad, threw] = results(result.messages);
+    assert.equal(bad[2], true);
+    assert.match(bad[1], /invalid arguments/);
+    assert.match(bad[1], /city/);
+    assert.equal(threw[2], true);
+    assert.match(threw[1], /unit table offline/);
+    assert.ok(!threw[1].includes(secret), "the key is scrubbed from a tool's message");
+    assert.ok(!threw[1].includes("    at "), "no stack");
+  });
+
+  test("an unknown tool's result names the available tools", async () => {
+    // The history asks for a tool the run does not declare.
+    const messages = [
+      ...ask("hi"),
+      {
+        role: "assistant",
+        parts: [{ type: "tool_call", id: "call_x", name: "launch", arguments: "{}" }],
+      },
+    ];
+    const c = client(mock, "openai");
+    const run = c.run({ messages, tools: [weather(), convert()] });
+    const { result, error } = await drain(run);
+    assert.ifError(error);
+    const [r] = results(result.messages);
+    assert.equal(r[0], "call_x");
+    assert.match(r[1], /no tool "launch"; the tools are: get_weather, convert_units/);
+  });
+
+  test("a tool timeout becomes an error result and aborts the tool's signal", async () => {
+    let signal;
+    const c = client(mock, "gemini");
+    const run = c.run({
+      messages: ask("What is the weather in Kampala?"),
+      tools: [
+        weather({
+          timeout: 30,
+          execute: (_, ctx) => {
+            signal = ctx.signal;
+            return new Promise(() => {});
+          },
+        }),
+      ],
+    });
+    const { result, error } = await drain(run);
+    assert.ifError(error);
+    const [r] = results(result.messages);
+    assert.equal(r[2], true);
+    assert.match(r[1], /timed out after 30 ms/);
+    assert.equal(signal.aborted, true);
+  });
+
+  test("abort reaches the running tools, and nothing starts or is sent after it", async () => {
+    let toolSignal;
+    const c = client(mock, "responses");
+    const run = c.run({
+      messages: ask(QUESTION),
+      tools: [
+        weather({
+          execute: (_, ctx) => {
+            toolSignal = ctx.signal;
+            return new Promise(() => {});
+          },
+        }),
+        convert({ execute: () => "x" }),
+      ],
+    });
+    const seen = [];
+    let error;
+    try {
+      for await (const ev of run) {
+        seen.push(ev.type);
+        if (ev.type === "tool_start" && ev.call.name === "get_weather") run.abort("user left");
+      }
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof skyl.AbortError, String(error));
+    await assert.rejects(run.result(), skyl.AbortError);
+    assert.equal(toolSignal.aborted, true);
+    assert.equal(mock.requests.length, 1, "no request after the abort");
+    // Started calls get "cancelled", so the history replays.
+    const r = results(error.partial.messages);
+    assert.deepEqual(
+      r.map(([, text]) => text),
+      r.map(([id]) => (id.includes("weather") ? "cancelled" : r.find(([i]) => i === id)[1])),
+    );
+    assert.ok(r.some(([, text, isError]) => text === "cancelled" && isError));
+    assert.deepEqual(error.messages, error.partial.messages);
+  });
+
+  test("the request's signal aborts the run, even before it starts", async () => {
+    const ctrl = new AbortController();
+    ctrl.abort("gone");
+    const run = client(mock, "openai").run({
+      messages: ask(QUESTION),
+      tools: [weather()],
+      signal: ctrl.signal,
+    });
+    await assert.rejects(run.result(), skyl.AbortError);
+    assert.equal(mock.requests.length, 0);
+  });
+
+  test("the step limit leaves a valid history; finalAnswer ends in text", async () => {
+    const c = client(mock, "anthropic");
+    const capped = await c
+      .run({ messages: ask(QUESTION), tools: [weather(), convert()], maxSteps: 1 })
+      .result();
+    assert.equal(capped.stopReason, "max_steps");
+    assert.deepEqual(
+      results(capped.messages).map(([, text]) => text),
+      ["not run: step limit", "not run: step limit"],
+    );
+    mock.reset();
+    const final = await c
+      .run({
+        messages: ask(QUESTION),
+        tools: [weather(), convert()],
+        maxSteps: 1,
+        finalAnswer: true,
+      })
+      .result();
+    assert.equal(final.stopReason, "done");
+    assert.equal(final.steps.length, 2);
+    assert.ok(final.response.text.length > 0);
+    assert.deepEqual(mock.requests[1].body.tool_choice, { type: "none" });
+  });
+
+  test("approve: asked per call; a denial becomes an error result with its reason", async () => {
+    const asked = [];
+    const c = client(mock, "openai");
+    const run = c.run({
+      messages: ask(QUESTION),
+      tools: [
+        weather({ needsApproval: true }),
+        convert({ needsApproval: (args) => args.value > 100 }),
+      ],
+      approve: async (call, args) => {
+        asked.push([call.name, args.city]);
+        return { deny: "not today" };
+      },
+    });
+    const { events, result, error } = await drain(run);
+    assert.ifError(error);
+    assert.deepEqual(asked, [["get_weather", "Kampala"]]);
+    assert.equal(events.filter((e) => e.type === "approval_request").length, 1);
+    const [denied, ran] = results(result.messages);
+    assert.deepEqual(denied.slice(1), ["denied: not today", true]);
+    assert.equal(ran[2], false);
+  });
+
+  test("without approve the run stops approval_pending, and resumes with approvals", async () => {
+    const c = client(mock, "gemini");
+    const tools = [weather({ needsApproval: true }), convert()];
+    const first = await c.run({ messages: ask(QUESTION), tools }).result();
+    assert.equal(first.stopReason, "approval_pending");
+    assert.deepEqual(
+      first.pending.map((p) => p.name),
+      ["get_weather"],
+    );
+    const history = [...ask(QUESTION), ...first.messages];
+    // Resuming without a decision is refused, naming the call.
+    await assert.rejects(c.run({ messages: history, tools }).result(), (e) => {
+      assert.ok(e instanceof skyl.InvalidRequestError);
+      assert.match(e.message, /approvals\[/);
+      return true;
+    });
+    const id = first.pending[0].id;
+    const resumed = await c.run({ messages: history, tools, approvals: { [id]: true } }).result();
+    assert.equal(resumed.stopReason, "done");
+    assert.equal(results(resumed.messages)[0][0], id);
+    assert.match(resumed.response.text, /Kampala/);
+  });
+
+  test("a tool without execute is handed back", async () => {
+    const c = client(mock, "anthropic");
+    const { execute, ...clientSide } = weather();
+    const result = await c
+      .run({ messages: ask(QUESTION), tools: [clientSide, convert()] })
+      .result();
+    assert.equal(result.stopReason, "client_tool");
+    assert.deepEqual(
+      result.pending.map((p) => p.name),
+      ["get_weather"],
+    );
+    // The runner's own results went in: only the handed-back call is open.
+    assert.deepEqual(
+      results(result.messages).map(([id]) => id),
+      [callsOf(result.messages).find((p) => p.name === "convert_units").id],
+    );
+  });
+
+  test("maxConcurrency holds tools back", async () => {
+    let now = 0;
+    let most = 0;
+    const slow = async () => {
+      most = Math.max(most, ++now);
+      await sleep(20);
+      now--;
+      return "ok";
+    };
+    const c = client(mock, "openai");
+    const result = await c
+      .run({
+        messages: ask(QUESTION),
+        tools: [weather({ execute: slow }), convert({ execute: slow })],
+        maxConcurrency: 1,
+      })
+      .result();
+    assert.equal(result.stopReason, "done");
+    assert.equal(most, 1);
+  });
+
+  test("a step is retried only before its first event", async () => {
+    const c = client(mock, "openai", {
+      maxRetries: 1,
+      mockOptions: { fail: "500", scenario: "runner-retry" },
+    });
+    const result = await c.run({ messages: ask(QUESTION), tools: [weather(), convert()] }).result();
+    assert.equal(result.stopReason, "done");
+    assert.equal(mock.requests.length, 3); // a 500, then the two steps
+  });
+
+  test("bad run options are typed errors naming the field, and nothing is sent", async () => {
+    const c = client(mock, "openai");
+    const cases = [
+      [{ maxSteps: 0 }, "maxSteps"],
+      [{ maxSteps: 1.5 }, "maxSteps"],
+      [{ maxConcurrency: 0 }, "maxConcurrency"],
+      [{ approve: "yes" }, "approve"],
+      [{ tools: [weather({ execute: "x" })] }, "tools[0].execute"],
+      [{ tools: [weather({ needsApproval: "no" })] }, "tools[0].needsApproval"],
+      [{ tools: [weather({ timeout: -1 })] }, "tools[0].timeout"],
+      [{ tools: [weather({ readOnly: 1 })] }, "tools[0].readOnly"],
+    ];
+    for (const [bad, path] of cases) {
+      const run = c.run({ messages: ask(QUESTION), tools: [weather()], ...bad });
+      await assert.rejects(run.result(), (e) => {
+        assert.ok(e instanceof skyl.InvalidRequestError, `${path}: ${e}`);
+        assert.equal(e.path, path);
+        return true;
+      });
+    }
+    // The core's request checks hold too.
+    await assert.rejects(
+      c.run({ messages: [{ role: "user", parts: [{ type: "nope" }] }] }).result(),
+      skyl.InvalidRequestError,
+    );
+    assert.ok(await eventually(() => mock.requests.length === 0));
+  });
+});
