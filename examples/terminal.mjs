@@ -7,7 +7,7 @@
 // provider when its key is in the environment (OPENAI_API_KEY for openai and
 // responses, ANTHROPIC_API_KEY, GEMINI_API_KEY).
 //   node examples/terminal.mjs [provider ...] [--ask "a question"]
-import { Client, PROVIDERS, toolErrorMessage, toolResultMessage } from "../pkg/node.js";
+import { Client, PROVIDERS } from "../pkg/node.js";
 import { TOOLS, runTool } from "../www/tools.js";
 
 const MOCK = process.env.MOCK_URL ?? "http://127.0.0.1:8788";
@@ -31,11 +31,19 @@ if (unasked.length)
 const dim = (s) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
-/** Streams one turn, printing each event; returns the response. */
-async function turn(client, messages) {
-  const stream = client.stream({ messages, tools: TOOLS, maxTokens: 512 });
+// The demo's tools with what `client.run` needs: each runs here; the
+// weather (demo data, it changes nothing) may start while a turn streams.
+const RUN_TOOLS = TOOLS.map((t) => ({
+  ...t,
+  readOnly: t.name === "get_weather",
+  execute: (args) => runTool(t.name, args),
+}));
+
+/** Runs the tool loop for one question, printing each event; returns the new messages. */
+async function answer(client, messages) {
+  const run = client.run({ messages, tools: RUN_TOOLS, maxTokens: 512, maxSteps: 4 });
   let line = null;
-  for await (const ev of stream) {
+  for await (const ev of run) {
     if (ev.type === "text" || ev.type === "reasoning") {
       if (line !== ev.type) {
         if (line) process.stdout.write("\n");
@@ -49,14 +57,21 @@ async function turn(client, messages) {
       process.stdout.write("\n");
       line = null;
     }
+    if (ev.type === "step_start") console.log(dim(`step ${ev.step}`));
     if (ev.type === "tool_call")
       console.log(`tool_call  ${ev.call.name} ${ev.call.arguments} ${dim(`(id ${ev.call.id})`)}`);
+    if (ev.type === "tool_result") {
+      const said = ev.result.isError ? `error: ${ev.result.content}` : ev.result.content;
+      console.log(`tool       ${ev.call.name} → ${said} ${dim(`(${ev.durationMs} ms)`)}`);
+    }
     if (ev.type === "usage")
       console.log(dim(`usage      in ${ev.usage.input ?? "?"} out ${ev.usage.output ?? "?"}`));
     if (ev.type === "warning") console.log(`warning    ${ev.message}`);
     if (ev.type === "finish") console.log(dim(`finish     ${ev.response.finishReason}`));
   }
-  return stream.response();
+  const { messages: added, stopReason, usage } = await run.result();
+  console.log(dim(`run        ${stopReason}, in ${usage.input ?? "?"} out ${usage.output ?? "?"}`));
+  return added;
 }
 
 async function conversation(provider, questions) {
@@ -78,22 +93,9 @@ async function conversation(provider, questions) {
   for (const question of questions) {
     console.log(bold(`user       ${question}`));
     messages.push({ role: "user", parts: [{ type: "text", text: question }] });
-    // The tool loop: the model's turn, the calls run here, until it answers.
-    for (let step = 0; step < 4; step++) {
-      const res = await turn(client, messages);
-      messages.push(res.message);
-      if (res.toolCalls.length === 0) break;
-      for (const call of res.toolCalls) {
-        try {
-          const result = runTool(call.name, JSON.parse(call.arguments));
-          console.log(`tool       ${call.name} → ${JSON.stringify(result)}`);
-          messages.push(toolResultMessage(call.id, result));
-        } catch (e) {
-          console.log(`tool       ${call.name} → error: ${e.message}`);
-          messages.push(toolErrorMessage(call.id, e));
-        }
-      }
-    }
+    // The tool loop (client.run): the model's turns and the calls run here,
+    // until it answers; the new messages extend the history.
+    messages.push(...(await answer(client, messages)));
   }
 }
 
