@@ -251,6 +251,14 @@ export type ToolContext = {
   step: number;
 };
 
+/** A call's parsed arguments (an object, checked against the tool's `parameters`). */
+export type ToolArgs = { [name: string]: unknown };
+
+// (Method types: a function that declares its own argument type, such as
+// `({ city }: { city: string }) => ...`, is accepted.)
+type Execute = { f(args: ToolArgs, context: ToolContext): unknown }["f"];
+type NeedsApproval = { f(args: ToolArgs, call: ToolCall): boolean }["f"];
+
 /** A tool `client.run` can run: a `Tool` with what the runner needs. */
 export type RunTool = Tool & {
   /**
@@ -259,9 +267,9 @@ export type RunTool = Tool & {
    * JSON; a throw becomes an error result with its message. Without it,
    * the call is handed back (`stopReason: "client_tool"`).
    */
-  execute?: (args: any, context: ToolContext) => unknown;
+  execute?: Execute;
   /** Ask before running (a boolean, or decided per call). */
-  needsApproval?: boolean | ((args: any, call: ToolCall) => boolean);
+  needsApproval?: boolean | NeedsApproval;
   /** It changes nothing: it may start as soon as its call is whole, while the turn streams. */
   readOnly?: boolean;
   /** Milliseconds before the call becomes a "timed out" error result and its signal aborts. */
@@ -278,7 +286,10 @@ export type RunRequest = Omit<Request, "tools"> & {
   /** Tools running at once at most (default: no limit). */
   maxConcurrency?: number;
   /** Decides each call that needs approval; without it the run stops `approval_pending`. */
-  approve?: (call: ToolCall, args: any) => Promise<boolean | { deny: string }> | boolean | { deny: string };
+  approve?: (
+    call: ToolCall,
+    args: ToolArgs,
+  ) => Promise<boolean | { deny: string }> | boolean | { deny: string };
   /** Decisions by call id, to resume a run that stopped `approval_pending`. */
   approvals?: { [callId: string]: boolean };
 };
@@ -290,7 +301,13 @@ export type RunEvent =
   | (StreamEvent & { step: number })
   | { type: "step_start"; step: number }
   | { type: "tool_start"; step: number; call: ToolCall }
-  | { type: "tool_result"; step: number; call: ToolCall; result: ToolResultPart; durationMs: number }
+  | {
+      type: "tool_result";
+      step: number;
+      call: ToolCall;
+      result: ToolResultPart;
+      durationMs: number;
+    }
   | { type: "approval_request"; step: number; call: ToolCall }
   | { type: "step_finish"; step: number; response: Response };
 
