@@ -243,7 +243,7 @@ impl BoundaryRun {
 
     /// [`Self::feed_input`] with `chunk` (native tests: no copy into the
     /// module's memory to make).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "openai"))]
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> u32 {
         self.input.clear();
         self.input.extend_from_slice(chunk);

@@ -321,6 +321,19 @@ describe("client.run", () => {
     assert.deepEqual(error.messages, error.partial.messages);
   });
 
+  test("leaving the loop early stops the run; a run is read once", async () => {
+    const c = client(mock, "openai");
+    const run = c.run({ messages: ask(QUESTION), tools: [weather(), convert()] });
+    for await (const ev of run) if (ev.type === "tool_call") break;
+    await assert.rejects(run.result(), skyl.AbortError);
+    assert.equal(mock.requests.length, 1, "no second step");
+    const again = c.run({ messages: ask(QUESTION), tools: [weather()] });
+    again[Symbol.asyncIterator]();
+    assert.throws(() => again[Symbol.asyncIterator](), skyl.InvalidRequestError);
+    again.abort();
+    await assert.rejects(again.result(), skyl.AbortError);
+  });
+
   test("the request's signal aborts the run, even before it starts", async () => {
     const ctrl = new AbortController();
     ctrl.abort("gone");

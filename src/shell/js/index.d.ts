@@ -328,6 +328,7 @@ export type RunOutcome = {
 /** What `client.run()` returns. */
 export declare class RunResult implements AsyncIterable<RunEvent> {
   private constructor();
+  /** Every event, as it happens (iterate once; leaving the loop early stops the run). */
   [Symbol.asyncIterator](): AsyncIterator<RunEvent>;
   /**
    * The run's outcome. It rejects with the error that ended the run; that

@@ -62,6 +62,7 @@ const resultText = (v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? "")
 /** What `client.run()` returns: an async iterable of events with `result()` and `abort()`. */
 export class RunResult {
   #queue = [];
+  #iterating = false;
   #wake = null;
   #ended = false;
   #error = null;
@@ -97,13 +98,32 @@ export class RunResult {
     this.#stream?.abort(reason);
   }
 
-  async *[Symbol.asyncIterator]() {
-    for (;;) {
-      if (this.#queue.length) yield this.#queue.shift();
-      else if (this.#ended) {
-        if (this.#error) throw this.#error;
-        return;
-      } else await new Promise((r) => (this.#wake = r));
+  [Symbol.asyncIterator]() {
+    if (this.#iterating)
+      throw new InvalidRequestError(
+        localError(
+          "InvalidRequestError",
+          "already_consumed",
+          "this run is already being read: iterate it once",
+        ),
+      );
+    this.#iterating = true;
+    return this.#events();
+  }
+
+  async *#events() {
+    try {
+      for (;;) {
+        if (this.#queue.length) yield this.#queue.shift();
+        else if (this.#ended) {
+          if (this.#error) throw this.#error;
+          return;
+        } else await new Promise((r) => (this.#wake = r));
+      }
+    } finally {
+      // Leaving the loop early (break, return, a throw in its body) stops
+      // the run, as it cancels a stream.
+      if (!this.#ended) this.abort();
     }
   }
 
