@@ -23,6 +23,9 @@ mod support;
 #[path = "web/scenarios.rs"]
 mod scenarios;
 
+#[path = "web/runner.rs"]
+mod runner;
+
 use std::cell::Cell;
 use std::rc::Rc;
 

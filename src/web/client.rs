@@ -134,7 +134,7 @@ impl Client {
     /// A run of the core's machine for `request`: each attempt is encoded
     /// by it, so a request that cannot be encoded fails at the start,
     /// before anything is sent.
-    fn run(&self, request: &Request, stream: bool) -> Run {
+    fn machine(&self, request: &Request, stream: bool) -> Run {
         // The backoff's jitter: 53 random bits.
         let seed = (timer::random() * 9_007_199_254_740_992.0) as u64;
         let machine = RunMachine::new(
@@ -152,13 +152,13 @@ impl Client {
     /// is first polled; a request that cannot be encoded is its first
     /// (and only) item.
     pub fn stream(&self, request: &Request) -> EventStream {
-        EventStream::new(self.run(request, true), self.config.api_key.clone())
+        EventStream::new(self.machine(request, true), self.config.api_key.clone())
     }
 
     /// The whole response to `request` (not streamed). Dropping the future
     /// aborts the fetch.
     pub async fn complete(&self, request: &Request) -> Result<Response, Error> {
-        let result = self.run(request, false).complete().await;
+        let result = self.machine(request, false).complete().await;
         result.map_err(|mut e| {
             if let Some(key) = &self.config.api_key {
                 e.scrub(key);

@@ -7,6 +7,8 @@
 //!   [`EventStream`] (a `futures_core::Stream` of events, then
 //!   [`EventStream::response`]), [`Client::complete`] the whole
 //!   [`Response`](crate::Response).
+//! - [`Client::run`] runs the tool loop: a [`ToolRun`] of [`RunEvent`]s,
+//!   then its [`RunOutcome`]; the core's [`Runner`](crate::Runner) decides.
 //! - [`decode_stream`] decodes a body the app already has (a Workers
 //!   service binding's response, a proxy's).
 //! - [`to_js`] and [`from_js`] convert the model to and from `JsValue`, in
@@ -53,10 +55,16 @@ mod js;
 mod run;
 mod settle;
 mod timer;
+mod tool_run;
+mod tools;
 
 pub use client::{decode_stream, Client, Timeouts};
 pub use convert::{from_js, to_js, JsModel};
 pub use events::EventStream;
+pub use tool_run::ToolRun;
+pub use tools::{
+    Decision, Handler, RunEvent, RunFailure, RunOptions, RunOutcome, ToolContext, ToolFuture,
+};
 
 use crate::model::StreamEvent;
 
