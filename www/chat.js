@@ -2,9 +2,12 @@
 // is whole, runs the tool here, sends the result back and continues until
 // the model answers. Two routes:
 //   - via the Worker (default): the page posts the conversation, the Worker
-//     calls the provider with skyl and streams skyl events back;
+//     calls the provider with skyl and streams skyl events back; the page
+//     runs the tools between turns;
 //   - direct: skyl runs in this page (the mock by default; a real key only
-//     with an explicit opt-in). Faults always run direct, so the page holds
+//     with an explicit opt-in), and its tool runner, client.run, runs the
+//     loop: steps, each tool's start, result and duration, and an approval
+//     prompt for convert_units. Faults always run direct, so the page holds
 //     skyl's error object, with what it kept.
 import { Client, toolResultMessage, toolErrorMessage } from "/pkg/browser.js";
 import { TOOLS, runTool } from "./tools.js";
@@ -12,6 +15,8 @@ import { faultFetch } from "./faults.js";
 import { readStructured } from "./examples.js";
 import {
   el,
+  pretty,
+  toolCard,
   Column,
   Transcript,
   setCardState,
@@ -22,6 +27,16 @@ import {
 
 const NAMES = TOOLS.map((t) => t.name);
 
+/** The tool that asks before it runs, on the direct route (client.run's approval). */
+export const ASKS = "convert_units";
+
+/** The tools as client.run takes them: each runs here. */
+const RUN_TOOLS = TOOLS.map((t) => ({
+  ...t,
+  execute: (args) => runTool(t.name, args),
+  needsApproval: t.name === ASKS,
+}));
+
 export class Chat {
   /** `ui`: the page's elements; `settings()`: the controls' current values. */
   constructor(ui, settings) {
@@ -30,6 +45,9 @@ export class Chat {
     this.column = new Column(ui.chat, ui.empty);
     this.messages = [];
     this.current = null; // the running turn's AbortController
+    // Approvals: the runner's waiting answers, and clicks that came first.
+    this.asking = new Map();
+    this.decided = new Map();
   }
 
   reset() {
@@ -97,15 +115,15 @@ export class Chat {
     }
   }
 
-  /** One turn with skyl in the page, through the fault fetch. */
-  direct(request, signal, onAttempt) {
+  /** A client of skyl in the page, through the fault fetch. */
+  client(onAttempt) {
     const s = this.settings();
     const useKey = Boolean(s.apiKey && s.optin);
     const mockBase =
       s.provider.startsWith("openai") || s.provider === "responses" ? `${s.mockURL}/v1` : s.mockURL;
     const headers = {};
     if (!useKey && s.slow) Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
-    const client = new Client({
+    return new Client({
       provider: s.provider,
       model: s.model || (useKey ? undefined : "mock-model"),
       apiKey: useKey ? s.apiKey : undefined,
@@ -114,7 +132,6 @@ export class Chat {
       dangerouslyAllowBrowser: useKey,
       fetch: faultFetch({ fault: s.fault, names: NAMES, provider: s.provider, onAttempt }),
     });
-    return client.stream({ ...request, signal });
   }
 
   /** Why the current settings cannot send, if they cannot. */
@@ -145,17 +162,22 @@ export class Chat {
     const controller = new AbortController();
     this.current = controller;
     this.busy(true);
+    const s = this.settings();
     try {
-      for (let turn = 0; turn < 8; turn++) {
-        const response = await this.turn(options, controller.signal);
-        this.messages.push(response.message);
-        if (options.responseFormat) this.structured(response, options.responseFormat);
-        if (response.toolCalls.length === 0) break;
-        this.runTools(response.toolCalls);
-      }
+      if (s.route === "worker" && s.fault === "none")
+        for (let turn = 0; turn < 8; turn++) {
+          const response = await this.turn(options, controller.signal);
+          this.messages.push(response.message);
+          if (options.responseFormat) this.structured(response, options.responseFormat);
+          if (response.toolCalls.length === 0) break;
+          this.runTools(response.toolCalls);
+        }
+      else await this.run(options, controller.signal);
     } catch (e) {
       // Completed turns (an answer and its tool results) are in the history;
-      // the unfinished one never was.
+      // the unfinished one never was. A run's error carries its messages so
+      // far, every call answered.
+      if (Array.isArray(e?.messages)) this.messages.push(...e.messages);
       if (controller.signal.aborted || e?.name === "AbortError") {
         this.status("stopped");
         this.column.add(el("div", "meta", "stopped"));
@@ -164,6 +186,9 @@ export class Chat {
       }
     } finally {
       for (const b of ui.chat.querySelectorAll(".streaming")) b.classList.remove("streaming");
+      for (const box of ui.chat.querySelectorAll(".approval")) box.remove();
+      this.asking.clear();
+      this.decided.clear();
       this.current = null;
       this.busy(false);
       ui.input.focus();
@@ -171,28 +196,112 @@ export class Chat {
     return true;
   }
 
-  /** One streamed turn: draws its events, returns its Response. */
+  /** Shows an attempt: the first waits for its first byte, later ones are skyl's retries. */
+  attempt(n) {
+    this.status(n > 1 ? `retrying: attempt ${n}…` : "waiting for the first byte…", true);
+    if (n > 1)
+      this.column.add(
+        el(
+          "div",
+          "meta warn retry",
+          `attempt ${n}: skyl retried, since no event had been handed out yet`,
+        ),
+      );
+  }
+
+  /** The tool loop by skyl's runner in the page (client.run): every step drawn as it streams. */
+  async run(options, signal) {
+    const request = options.responseFormat
+      ? { messages: this.messages, responseFormat: options.responseFormat }
+      : { messages: this.messages, tools: RUN_TOOLS };
+    const run = this.client((n) => this.attempt(n)).run({
+      ...request,
+      maxTokens: 1024,
+      maxSteps: 8,
+      signal,
+      approve: (call) => this.approve(call),
+    });
+    let view = null;
+    for await (const ev of run) {
+      if (ev.type === "step_start") {
+        view = new Transcript(this.column);
+        this.handed = [];
+        this.column.add(el("div", "step-line", `step ${ev.step}`));
+        this.status(`step ${ev.step} · waiting for the first byte…`, true);
+      } else if (ev.type === "tool_start") {
+        setCardState(this.card(ev.call), "running…");
+      } else if (ev.type === "tool_result") {
+        const card = this.card(ev.call);
+        const ok = !ev.result.isError;
+        setCardState(card, ok ? "done" : "failed", ok ? "ok" : "err");
+        cardSection(
+          card,
+          `${ok ? "result" : "error"} · ${ev.durationMs} ms`,
+          pretty(ev.result.content),
+        );
+      } else if (ev.type === "approval_request") {
+        this.askApproval(ev.call);
+      } else if (ev.type === "step_finish") {
+        view.finish(ev.response);
+        this.status(finishLine(ev.response));
+        if (options.responseFormat) this.structured(ev.response, options.responseFormat);
+      } else {
+        if (ev.type !== "finish") this.status(`step ${ev.step} · streaming…`, true);
+        const card = view.event(ev);
+        if (card) this.handed.push(card);
+      }
+    }
+    const { messages, stopReason } = await run.result();
+    this.messages.push(...messages);
+    if (stopReason !== "done")
+      this.column.add(el("div", "meta warn", `the run stopped: ${stopReason}`));
+  }
+
+  /** A call's card (drawn when the call came whole). */
+  card(call) {
+    return (
+      this.ui.chat.querySelector(`.card[data-call="${CSS.escape(call.id)}"]`) ??
+      this.column.add(toolCard(call))
+    );
+  }
+
+  /** The runner asks about a call: resolved by the buttons of its card. */
+  approve(call) {
+    if (this.decided.has(call.id)) return this.decided.get(call.id);
+    return new Promise((resolve) => this.asking.set(call.id, resolve));
+  }
+
+  /** Draws the approval prompt on a call's card. */
+  askApproval(call) {
+    const card = this.card(call);
+    setCardState(card, "waiting for approval", "warn");
+    this.status(`waiting for your approval of ${call.name}`);
+    const box = el("div", "approval");
+    box.append(el("span", "", `${call.name} asks before it runs`));
+    const answer = (yes) => {
+      box.remove();
+      setCardState(card, yes ? "approved" : "denied", yes ? "" : "err");
+      const said = yes ? true : { deny: "the user declined" };
+      const resolve = this.asking.get(call.id);
+      this.asking.delete(call.id);
+      if (resolve) resolve(said);
+      else this.decided.set(call.id, said);
+    };
+    const yes = el("button", "approve", "Approve");
+    const no = el("button", "deny ghost", "Deny");
+    yes.onclick = () => answer(true);
+    no.onclick = () => answer(false);
+    box.append(yes, no);
+    card.append(box);
+  }
+
+  /** One streamed turn via the Worker: draws its events, returns its Response. */
   async turn(options, signal) {
-    const s = this.settings();
     const request = options.responseFormat
       ? { messages: this.messages, responseFormat: options.responseFormat, maxTokens: 1024 }
       : { messages: this.messages, tools: TOOLS, maxTokens: 1024 };
-    const viaWorker = s.route === "worker" && s.fault === "none";
-    const onAttempt = (n) => {
-      this.status(n > 1 ? `retrying: attempt ${n}…` : "waiting for the first byte…", true);
-      if (n > 1)
-        this.column.add(
-          el(
-            "div",
-            "meta warn retry",
-            `attempt ${n}: skyl retried, since no event had been handed out yet`,
-          ),
-        );
-    };
-    onAttempt(1);
-    const source = viaWorker
-      ? this.viaWorker(request, signal)
-      : this.direct(request, signal, (n) => n > 1 && onAttempt(n));
+    this.attempt(1);
+    const source = this.viaWorker(request, signal);
     const view = new Transcript(this.column);
     this.handed = [];
     let response = null;

@@ -20,15 +20,22 @@ export const FAULTS = {
 /**
  * A fetch for skyl's Client. `names` are the declared tool names (the cut
  * comes after the frame that opens a call of one of them), `provider` the
- * wire format, `onAttempt(n)` is told of each attempt.
+ * wire format, `onAttempt(n)` is told of each attempt (n: of this request).
  */
 export function faultFetch({ fault, names, provider, onAttempt }) {
+  // Attempts of one request: a retry sends the same body again, the tool
+  // runner's next step another one.
   let attempts = 0;
+  let sent = 0;
+  let body = null;
   return async (input, init = {}) => {
+    if (init.body !== body) attempts = 0;
+    body = init.body;
     attempts += 1;
+    sent += 1;
     onAttempt?.(attempts);
     const headers = new Headers(init.headers);
-    if (fault === "overload-start" && attempts === 1) headers.set("x-mock-inband_error", "start");
+    if (fault === "overload-start" && sent === 1) headers.set("x-mock-inband_error", "start");
     if (fault === "overload-text") headers.set("x-mock-inband_error", "after_text");
     const res = await fetch(input, { ...init, headers });
     if (fault !== "cut" || !res.ok || !res.body) return res;

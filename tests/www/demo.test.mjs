@@ -137,6 +137,61 @@ test("direct route: skyl in the page against the mock; a real key needs the opt-
   await page.close();
 });
 
+test("direct route: client.run draws each step, and each tool's result with its duration", async () => {
+  const { page, errors } = await demo.open("anthropic");
+  await page.selectOption("#route", "direct");
+  await ask(page, "What is the weather in Lima, and calculate 2^10?");
+  await statusMatches(page, /^finish: stop/);
+  assert.deepEqual(await page.$$eval("#chat .step-line", (els) => els.map((e) => e.textContent)), [
+    "step 1",
+    "step 2",
+  ]);
+  const all = await cards(page);
+  assert.deepEqual(
+    all.map((c) => [c.name, c.state]),
+    [
+      ["get_weather", "done"],
+      ["calculate", "done"],
+    ],
+  );
+  assert.equal(JSON.parse(all[1].result).result, 1024);
+  const labels = await page.$$eval("#chat .card .label", (els) => els.map((e) => e.textContent));
+  assert.equal(labels.filter((l) => /^result · \d+ ms$/.test(l)).length, 2, labels.join(" | "));
+  assert.match((await texts(page)).at(-1), /1024/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("direct route: convert_units asks first; Approve runs it, Deny answers the model", async () => {
+  const { page, errors } = await demo.open("openai");
+  await page.selectOption("#route", "direct");
+  await page.fill("#input", "Convert 30 km to miles");
+  await page.press("#input", "Enter");
+  await page.waitForSelector("#chat .approval button.approve", { timeout: 15000 });
+  assert.equal((await cards(page))[0].state, "waiting for approval");
+  await shot(page, "www-approval");
+  await page.click("#chat .approval button.approve");
+  await statusMatches(page, /^finish: stop/);
+  const [approved] = await cards(page);
+  assert.equal(approved.state, "done");
+  assert.equal(rounded(JSON.parse(approved.result).result), "18.64");
+  assert.match((await texts(page)).at(-1), /18\.64/);
+
+  await page.waitForFunction(() => !document.getElementById("send").disabled);
+  await page.fill("#input", "Convert 5 kg to pounds");
+  await page.press("#input", "Enter");
+  await page.waitForSelector("#chat .approval button.deny", { timeout: 15000 });
+  await page.click("#chat .approval button.deny");
+  await statusMatches(page, /^finish: stop/);
+  const denied = (await cards(page))[1];
+  assert.equal(denied.state, "denied");
+  assert.equal(denied.result, undefined, "the tool never ran");
+  assert.equal(await page.$("#chat .approval"), null);
+  assert.equal(await page.isVisible("#error"), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the Worker API in workerd: config and a streamed chat as skyl events", async () => {
   const { worker } = demo;
   const config = await (await fetch(`${worker.url}/api/config`)).json();
