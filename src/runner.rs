@@ -43,6 +43,8 @@ use crate::model::{
 mod history;
 mod ids;
 mod types;
+#[cfg(test)]
+mod wire_tests;
 
 use history::{add_usage, denied, error_part, not_run, result, unanswered};
 pub use types::{Job, Next, Outcome, RunLimits, StopReason, ToolSpec};
