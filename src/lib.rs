@@ -160,8 +160,8 @@ pub mod __shell {
         boundary_version, encode, expand_result, http_error, response, validate, BoundaryLoop,
         BoundaryRun, BoundaryStream,
     };
-    /// The `#[wasm_bindgen]` exports.
-    #[cfg(target_arch = "wasm32")]
+    /// The `#[wasm_bindgen]` exports (the feature `npm`).
+    #[cfg(all(target_arch = "wasm32", feature = "npm"))]
     pub mod wasm {
         pub use crate::shell::wasm::*;
     }

@@ -14,7 +14,7 @@ pub(crate) mod run;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod to_json_tests;
 pub(crate) mod tool_loop;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "npm"))]
 pub(crate) mod wasm;
 
 use serde_json::Value;

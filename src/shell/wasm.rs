@@ -1,5 +1,8 @@
-//! The Rust half of the JavaScript shell (wasm32 only): `#[wasm_bindgen]`
-//! wrappers over [`crate::shell`], and the panic hook. The only module of
+//! The Rust half of the JavaScript shell (wasm32, feature `npm`, which
+//! scripts/build turns on): `#[wasm_bindgen]` wrappers over
+//! [`crate::shell`], and the panic hook. A Rust app on wasm32 (`skyl::web`)
+//! builds without the feature, so none of these exports, nor what only
+//! they reach, is linked into its wasm. The only module of
 //! the shell that names wasm-bindgen or js-sys; beside it, the JS half loads
 //! the glue wasm-bindgen generates from these wrappers, and `web/` (the Rust
 //! driver, feature `web`) names the wasm crates too.
