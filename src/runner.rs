@@ -43,8 +43,6 @@ use crate::model::{
 mod history;
 mod ids;
 mod types;
-#[cfg(test)]
-mod wire_tests;
 
 use history::{add_usage, denied, error_part, not_run, result, unanswered};
 pub use types::{Job, Next, Outcome, RunLimits, StopReason, ToolSpec};
@@ -125,11 +123,14 @@ pub struct Runner {
     /// The current turn's calls, in order, and what each is at.
     calls: Vec<(Job, Slot)>,
     /// Calls started early in the streaming turn, with their outcomes.
-    early: Vec<(String, Option<Outcome>)>,
+    early: Vec<(ToolCall, Option<Outcome>)>,
     /// The calls handed back or waiting, when the run stopped for them.
     pending: Vec<ToolCall>,
     /// The next request turns the tools off (the final answer).
     last: bool,
+    /// No one to ask: the run stops for approval once the calls already
+    /// started have ended.
+    pausing: bool,
     stopped: Option<StopReason>,
 }
 
@@ -159,6 +160,7 @@ impl Runner {
             early: Vec::new(),
             pending: Vec::new(),
             last: false,
+            pausing: false,
             stopped: None,
         };
         for (call, path) in unanswered(&runner.request.messages) {
@@ -226,7 +228,7 @@ impl Runner {
             || self.last
             || self.step >= self.limits.max_steps
             || self.id_used(&call.id)
-            || self.early.iter().any(|(id, _)| *id == call.id)
+            || self.early.iter().any(|(c, _)| c.id == call.id)
             || needs_approval(call)
         {
             return None;
@@ -237,7 +239,7 @@ impl Runner {
         }
         let args = self.checked(call).ok()?;
         self.started.push(call.id.clone());
-        self.early.push((call.id.clone(), None));
+        self.early.push((call.clone(), None));
         Some(Job {
             call: call.clone(),
             args,
@@ -304,8 +306,10 @@ impl Runner {
         for (call, asks) in calls.into_iter().zip(asks) {
             let slot = if self.calls.iter().any(|(j, _)| j.call.id == call.id) {
                 Slot::Result(not_run(&call.id, "not run: the turn repeats this call id"))
-            } else if let Some((_, outcome)) = early.iter().find(|(id, _)| *id == call.id) {
-                // (At the limit too: an early result is kept.)
+            } else if let Some((_, outcome)) = early.iter().find(|(c, _)| *c == call) {
+                // (At the limit too: an early result is kept. Only for the
+                // very call that started: a call that reuses its id for
+                // another tool or other arguments takes nothing from it.)
                 match outcome {
                     Some(outcome) => Slot::Result(result(&call.id, outcome)),
                     None => Slot::Running,
@@ -366,7 +370,7 @@ impl Runner {
 
     /// A call the runner handed out ended.
     pub fn tool_done(&mut self, call_id: &str, outcome: Outcome) -> Next {
-        if let Some((_, slot)) = self.early.iter_mut().find(|(id, _)| id == call_id) {
+        if let Some((_, slot)) = self.early.iter_mut().find(|(c, _)| c.id == call_id) {
             if slot.is_none() {
                 *slot = Some(outcome);
             }
@@ -386,15 +390,22 @@ impl Runner {
     }
 
     /// There is no one to ask ([`Next::Approve`] with no approver): the
-    /// run stops [`StopReason::ApprovalPending`]. The results decided so
-    /// far go into [`Runner::messages`]; the calls that need a decision
-    /// ([`Runner::pending`]) and any still running stay unanswered. The
-    /// caller resumes with the same history and its decisions
+    /// run stops [`StopReason::ApprovalPending`]. Calls that already
+    /// started end first ([`Next::Wait`] until then), so that none is left
+    /// to run again on resume. The results decided go into
+    /// [`Runner::messages`]; the calls that need a decision
+    /// ([`Runner::pending`]), and those never started, stay unanswered.
+    /// The caller resumes with the same history and its decisions
     /// ([`Runner::new`]'s `approvals`).
     pub fn pause_for_approval(&mut self) -> Next {
         if self.stopped.is_some() {
             return self.idle();
         }
+        if self.started_running() {
+            self.pausing = true;
+            return Next::Wait;
+        }
+        self.pausing = false;
         self.pending = (self.calls.iter())
             .filter(|(_, s)| matches!(s, Slot::Asking))
             .map(|(j, _)| j.call.clone())
@@ -497,11 +508,20 @@ impl Runner {
         )
     }
 
+    /// Whether a call of the turn that started has no outcome yet.
+    fn started_running(&self) -> bool {
+        (self.calls.iter())
+            .any(|(j, s)| matches!(s, Slot::Running) && self.started.contains(&j.call.id))
+    }
+
     /// Moves the turn on: asks, runs, waits, or sends the results and the
     /// next request.
     fn advance(&mut self) -> Next {
         if let Some(reason) = self.stopped {
             return Next::Stop(reason);
+        }
+        if self.pausing {
+            return self.pause_for_approval();
         }
         let handed_back: Vec<ToolCall> = (self.calls.iter())
             .filter(|(j, s)| {
@@ -1126,4 +1146,62 @@ mod tests {
         ));
         assert_eq!(results(&r), [("a".into(), "9 C".into(), false)]);
     }
+
+    /// The review's second round: a pause waits for the calls already
+    /// started, so none runs twice on resume; an early result goes only to
+    /// the very call that started, so a call reusing its id is still asked.
+    #[test]
+    fn a_pause_waits_for_started_calls_and_early_results_match_the_call() {
+        let asks = |c: &ToolCall| c.name == "delete_file";
+        let tools = vec![weather().read_only(), ToolSpec::new("delete_file", None)];
+        let mut r = runner(tools.clone(), RunLimits::default());
+        let first = request_of(r.start());
+        let a = call("a", "get_weather", r#"{"city":"Paris"}"#);
+        let b = call("b", "delete_file", "{}");
+        let early = r.call_whole(&a, &asks).unwrap();
+        let turn_calls = [a.clone(), b.clone()];
+        let asked = jobs_of(r.finish_step(turn("", &turn_calls, FinishReason::ToolCalls), &asks));
+        assert_eq!(asked[0].call.id, "b");
+        // The weather is still running: the pause waits for it.
+        assert_eq!(r.pause_for_approval(), Next::Wait);
+        assert_eq!(
+            r.tool_done(&early.call.id, Outcome::Done("9 C".into())),
+            Next::Stop(StopReason::ApprovalPending)
+        );
+        assert_eq!(results(&r), [("a".into(), "9 C".into(), false)]);
+        assert_eq!(r.pending(), std::slice::from_ref(&b));
+        // Resumed: only the call that waited for its decision runs.
+        let mut history = first;
+        history.messages.extend(r.messages().iter().cloned());
+        let yes = [("b".to_string(), true)];
+        let mut resumed =
+            Runner::new(history, tools.clone(), RunLimits::default(), &yes, &asks).unwrap();
+        let jobs = jobs_of(resumed.start());
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].call.id, "b");
+
+        // A turn that reuses the early call's id for a call that needs an
+        // approval: it never takes the early result, nor runs unasked
+        // (the id ran already: both get "not run" results).
+        let mut r = runner(tools, RunLimits::default());
+        r.start();
+        let read = call("d", "get_weather", r#"{"city":"Oslo"}"#);
+        let delete = call("d", "delete_file", "{}");
+        let early = r.call_whole(&read, &asks).unwrap();
+        assert_eq!(
+            r.tool_done(&early.call.id, Outcome::Done("4 C".into())),
+            Next::Wait
+        );
+        let turn_calls = [delete, read];
+        let next = r.finish_step(turn("", &turn_calls, FinishReason::ToolCalls), &asks);
+        assert!(matches!(next, Next::Request(_)), "{next:?}");
+        let got = results(&r);
+        assert_eq!(got.len(), 2);
+        assert!(got
+            .iter()
+            .all(|(id, text, err)| id == "d" && *err && text.starts_with("not run")));
+    }
 }
+
+#[cfg(test)]
+mod wire_tests;

@@ -12,7 +12,7 @@ impl Runner {
             .flat_map(|m| &m.parts)
             .any(|p| matches!(p, Part::ToolCall { id: used, .. } if used == id));
         let started_before =
-            self.started.iter().any(|s| s == id) && !self.early.iter().any(|(e, _)| e == id);
+            self.started.iter().any(|s| s == id) && !self.early.iter().any(|(e, _)| e.id == id);
         in_messages || started_before
     }
 
