@@ -241,6 +241,83 @@ describe("client.run", () => {
     assert.ok(!threw[1].includes("    at "), "no stack");
   });
 
+  test("a result that is not JSON is an error result, and the run goes on", async () => {
+    const c = client(mock, "anthropic");
+    const cyclic = {};
+    cyclic.self = cyclic;
+    const run = c.run({
+      messages: ask(QUESTION),
+      tools: [weather({ execute: () => ({ big: 1n }) }), convert({ execute: () => cyclic })],
+    });
+    const { result, error } = await drain(run);
+    assert.ifError(error);
+    assert.equal(result.stopReason, "done");
+    for (const [, text, isError] of results(result.messages)) {
+      assert.equal(isError, true);
+      assert.match(text, /the tool's result is not JSON/);
+    }
+  });
+
+  test("a tool still running when the run ends is aborted, and a queued one never starts", async () => {
+    const signals = [];
+    const started = [];
+    const slow =
+      (name) =>
+      (_, { signal }) => {
+        started.push(name);
+        signals.push(signal);
+        return new Promise(() => {});
+      };
+    // Gemini hands out its whole calls before the finish that cuts the
+    // turn off: both are read-only, so the first starts early.
+    const c = client(mock, "gemini", { mockOptions: { cut_off: 1 } });
+    const result = await c
+      .run({
+        messages: ask(QUESTION),
+        tools: [
+          weather({ readOnly: true, execute: slow("get_weather") }),
+          convert({ readOnly: true, execute: slow("convert_units") }),
+        ],
+        maxConcurrency: 1,
+      })
+      .result();
+    assert.equal(result.stopReason, "truncated");
+    assert.deepEqual(started, ["get_weather"]);
+    assert.equal(signals[0].aborted, true);
+    await sleep(20);
+    assert.deepEqual(started, ["get_weather"], "the queued call never starts");
+  });
+
+  test("a pause for approval waits for the calls already running, so none runs twice", async () => {
+    let weatherRuns = 0;
+    const c = client(mock, "responses");
+    const tools = [
+      weather({
+        readOnly: true,
+        execute: async ({ city }) => {
+          weatherRuns++;
+          await sleep(40);
+          return { city, tempC: 21 };
+        },
+      }),
+      convert({ needsApproval: true }),
+    ];
+    const first = await c.run({ messages: ask(QUESTION), tools }).result();
+    assert.equal(first.stopReason, "approval_pending");
+    assert.deepEqual(
+      first.pending.map((p) => p.name),
+      ["convert_units"],
+    );
+    // The weather's result is in the history: the resumed run does not run it again.
+    assert.equal(results(first.messages).length, 1);
+    const history = [...ask(QUESTION), ...first.messages];
+    const resumed = await c
+      .run({ messages: history, tools, approvals: { [first.pending[0].id]: true } })
+      .result();
+    assert.equal(resumed.stopReason, "done");
+    assert.equal(weatherRuns, 1);
+  });
+
   test("an unknown tool's result names the available tools", async () => {
     // The history asks for a tool the run does not declare.
     const messages = [

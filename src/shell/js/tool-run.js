@@ -57,7 +57,25 @@ const argsOf = (c) => {
 };
 
 /** What a tool returned, as the text the model reads. */
-const resultText = (v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+function resultText(v) {
+  try {
+    return typeof v === "string" ? v : (JSON.stringify(v) ?? "");
+  } catch (e) {
+    return failed(`the tool's result is not JSON (${e?.message ?? e})`);
+  }
+}
+
+/** A tool's failure as the model reads it: its message (never a stack). */
+function failureText(e) {
+  try {
+    return String(e?.message ?? e ?? "the tool failed");
+  } catch {
+    return "the tool failed";
+  }
+}
+
+/** Marks a result text as a failure for `settle`. */
+const failed = (text) => ({ failed: text });
 
 /** What `client.run()` returns: an async iterable of events with `result()` and `abort()`. */
 export class RunResult {
@@ -144,8 +162,17 @@ export class RunResult {
     checkRunFields(request);
     const signal = this.#controller.signal;
     const outer = request.signal;
+    const onOuter = () => this.abort(outer.reason);
     if (outer?.aborted) this.abort(outer.reason);
-    else outer?.addEventListener?.("abort", () => this.abort(outer.reason), { once: true });
+    else outer?.addEventListener?.("abort", onOuter, { once: true });
+    try {
+      return await this.#loop(o, fetchFn, request, signal);
+    } finally {
+      outer?.removeEventListener?.("abort", onOuter);
+    }
+  }
+
+  async #loop(o, fetchFn, request, signal) {
     await ready();
     const tools = new Map((request.tools ?? []).map((t) => [t?.name, t]));
     // Whether a call needs an approval; a predicate that throws: it does.
@@ -183,7 +210,8 @@ export class RunResult {
       asks: JSON.parse(askedIds(history)),
     });
     const loop = call(() => new wasm.Loop(o.config, JSON.stringify(wire), options));
-    const running = new Set();
+    const tasks = new Set(); // each running tool's { mine, timer }
+    let over = false; // the run has ended: no tool starts, running ones are aborted
     const done = []; // [call id, failed, text]: outcomes not yet told to the loop
     const queued = []; // jobs held back by maxConcurrency
     const limit = maxConcurrency ?? Number.POSITIVE_INFINITY;
@@ -196,50 +224,59 @@ export class RunResult {
     });
     stopped.catch(() => {});
 
+    // Ends a tool: its timer, its signal (`why`: aborted, else left as is).
+    const release = (task, why) => {
+      clearTimeout(task.timer);
+      tasks.delete(task);
+      if (why !== undefined) task.mine.abort(why);
+    };
+    const cancelAll = () => {
+      for (const task of [...tasks]) release(task, signal.reason ?? "the run ended");
+    };
+    signal.addEventListener("abort", cancelAll, { once: true });
+
     const start = (job) => {
-      if (signal.aborted) return;
-      if (running.size >= limit) return void queued.push(job);
+      if (over || signal.aborted) return;
+      if (tasks.size >= limit) return void queued.push(job);
       const { call: c, step } = job;
       const tool = tools.get(c.name);
-      const mine = new AbortController();
-      const cancel = () => mine.abort(signal.reason);
-      signal.addEventListener("abort", cancel, { once: true });
-      running.add(c.id);
+      const task = { mine: new AbortController(), timer: undefined };
+      tasks.add(task);
       this.#push({ type: "tool_start", step, call: c });
       const began = Date.now();
       const ms = tool.timeout;
-      let timer;
       const timedOut = ms
         ? new Promise((r) => {
-            timer = setTimeout(() => {
-              mine.abort(new Error(`the tool timed out after ${ms} ms`));
-              r([true, `the tool timed out after ${ms} ms`]);
+            task.timer = setTimeout(() => {
+              task.mine.abort(new Error(`the tool timed out after ${ms} ms`));
+              r(failed(`the tool timed out after ${ms} ms`));
             }, ms);
           })
         : null;
       const work = Promise.resolve()
-        .then(() => tool.execute(argsOf(c), { call: c, signal: mine.signal, step }))
-        .then(
-          (v) => [false, resultText(v)],
-          (e) => [true, scrub(String(e?.message ?? e ?? "the tool failed"), this.#key)],
-        );
-      (timedOut ? Promise.race([work, timedOut]) : work).then(([failed, text]) => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", cancel);
-        running.delete(c.id);
-        if (signal.aborted) return;
+        .then(() => tool.execute(argsOf(c), { call: c, signal: task.mine.signal, step }))
+        .then(resultText, (e) => failed(failureText(e)));
+      const settle = (out) => {
+        const ended = tasks.has(task);
+        release(task);
+        if (!ended || over || signal.aborted) return;
+        const isError = typeof out !== "string";
+        const text = scrub(isError ? out.failed : out, this.#key);
         this.#push({
           type: "tool_result",
           step,
           call: c,
-          result: { type: "tool_result", callId: c.id, content: text, isError: failed },
+          result: { type: "tool_result", callId: c.id, content: text, isError },
           durationMs: Date.now() - began,
         });
-        done.push([c.id, failed, text]);
+        done.push([c.id, isError, text]);
         const next = queued.shift();
         if (next) start(next);
         wakeMain?.();
-      });
+      };
+      (timedOut ? Promise.race([work, timedOut]) : work)
+        .then(settle)
+        .catch(() => settle(failed("the tool failed")));
     };
 
     // One step: its stream's events handed out as they come, read-only
@@ -295,7 +332,7 @@ export class RunResult {
             code = call(() => loop.decide(c.id, said === true, reason));
           }
         } else if (code === LOOP.WAIT) {
-          if (!done.length && !running.size && !queued.length)
+          if (!done.length && !tasks.size && !queued.length)
             throw new Error("skyl: the tool loop waits for no tool (a bug)");
           while (!done.length) {
             await Promise.race([new Promise((r) => (wakeMain = r)), stopped]);
@@ -326,7 +363,14 @@ export class RunResult {
       }
       throw err;
     } finally {
+      // Nothing runs on after the run: no queued tool starts, running
+      // ones are aborted (an early start of a turn that was cut off, a
+      // tool still running at a pause).
+      over = true;
+      queued.length = 0;
+      cancelAll();
       signal.removeEventListener("abort", stop);
+      signal.removeEventListener("abort", cancelAll);
       try {
         loop.free();
       } catch {
