@@ -24,10 +24,11 @@ use super::tools::{Decision, Handler, RunEvent, RunFailure, RunOptions, RunOutco
 use crate::error::Error;
 use crate::json::read;
 use crate::model::{Part, Request, StreamEvent, ToolCall};
+use crate::policy::scrub;
 use crate::runner::{Job, Next, Outcome, Runner, StopReason, ToolSpec};
 
-/// A tool that ended: its call, step, outcome and duration.
-type Ended = (Job, Outcome, u64);
+/// A tool that ended, with its outcome.
+type Ended = (Job, Outcome);
 
 /// What the driver, the tools' tasks and the [`ToolRun`] share.
 #[derive(Default)]
@@ -36,8 +37,9 @@ struct Shared {
     ended: RefCell<VecDeque<Ended>>,
     /// The poller to wake when a tool ends.
     waker: RefCell<Option<Waker>>,
-    /// The running tools' controllers, aborted with the run.
-    controllers: RefCell<Vec<AbortController>>,
+    /// The running tools' controllers (by a token of their own), aborted
+    /// with the run.
+    controllers: RefCell<Vec<(u64, AbortController)>>,
     stopped: Cell<bool>,
 }
 
@@ -49,7 +51,8 @@ impl Shared {
     /// Aborts every running tool's signal; no outcome counts after it.
     fn stop(&self) {
         self.stopped.set(true);
-        for c in self.controllers.borrow_mut().drain(..) {
+        let running: Vec<_> = self.controllers.borrow_mut().drain(..).collect();
+        for (_, c) in running {
             c.abort();
         }
     }
@@ -203,7 +206,12 @@ impl ToolRun {
         // Dropping the driver drops the step's stream: its fetch is aborted.
         self.driver = None;
         match end {
-            Ok(()) => self.end = Some(Ok(())),
+            Ok(()) => {
+                // A tool still running (an early start of a turn that was
+                // cut off) is aborted: nothing runs on after the run.
+                self.shared.stop();
+                self.end = Some(Ok(()));
+            }
             Err(mut e) => {
                 // Every call of the turn gets a result: the messages replay.
                 if let Some(runner) = &self.runner {
@@ -303,14 +311,16 @@ async fn drive(
     runner: Rc<RefCell<Runner>>,
     shared: Rc<Shared>,
 ) -> Result<(), Error> {
-    let mut tools = Tools {
+    let tools = Rc::new(Tools {
         handlers: Rc::clone(&handlers),
         shared: Rc::clone(&shared),
         clock: timer::Clock::global(),
-        running: 0,
+        key: client.config().api_key.clone(),
+        running: Cell::new(0),
+        next_token: Cell::new(0),
         max: options.max_concurrency.unwrap_or(usize::MAX),
-        queued: VecDeque::new(),
-    };
+        queued: RefCell::new(VecDeque::new()),
+    });
     let mut next = runner.borrow_mut().start();
     loop {
         next = match next {
@@ -329,7 +339,7 @@ async fn drive(
                         let asked = asks(&handlers, &call);
                         let job = runner.borrow_mut().call_whole(&call, &|_| asked);
                         if let Some(job) = job {
-                            tools.start(job);
+                            Tools::start(&tools, job);
                         }
                     }
                 }
@@ -344,7 +354,7 @@ async fn drive(
             }
             Next::Run(jobs) => {
                 for job in jobs {
-                    tools.start(job);
+                    Tools::start(&tools, job);
                 }
                 Next::Wait
             }
@@ -372,13 +382,7 @@ async fn drive(
                 }
             }
             Next::Wait => {
-                let (job, outcome, ms) = tools.next_ended().await?;
-                shared.push(RunEvent::ToolResult {
-                    step: job.step,
-                    call: job.call.clone(),
-                    result: result_part(&job.call.id, &outcome),
-                    duration_ms: ms,
-                });
+                let (job, outcome) = tools.next_ended().await?;
                 let next = runner.borrow_mut().tool_done(&job.call.id, outcome);
                 next
             }
@@ -402,27 +406,32 @@ fn result_part(call_id: &str, outcome: &Outcome) -> Part {
     }
 }
 
-/// The running tools.
+/// The running tools, shared with their tasks: a task that ends frees its
+/// slot and starts the next queued call at once.
 struct Tools {
     handlers: Rc<Vec<Handler>>,
     shared: Rc<Shared>,
     clock: Option<Rc<Clock>>,
-    running: usize,
+    /// Scrubbed out of every tool's text.
+    key: Option<String>,
+    running: Cell<usize>,
+    next_token: Cell<u64>,
     max: usize,
-    queued: VecDeque<Job>,
+    queued: RefCell<VecDeque<Job>>,
 }
 
 impl Tools {
     /// Starts `job` as a task of its own (or queues it, at the limit).
-    fn start(&mut self, job: Job) {
-        if self.shared.stopped.get() {
+    fn start(tools: &Rc<Tools>, job: Job) {
+        let shared = &tools.shared;
+        if shared.stopped.get() {
             return;
         }
-        if self.running >= self.max {
-            self.queued.push_back(job);
+        if tools.running.get() >= tools.max {
+            tools.queued.borrow_mut().push_back(job);
             return;
         }
-        let Some(handler) = self
+        let Some(handler) = tools
             .handlers
             .iter()
             .find(|h| h.name == job.call.name)
@@ -430,59 +439,81 @@ impl Tools {
         else {
             return;
         };
-        self.running += 1;
-        self.shared.push(RunEvent::ToolStart {
+        tools.running.set(tools.running.get() + 1);
+        shared.push(RunEvent::ToolStart {
             step: job.step,
             call: job.call.clone(),
         });
+        let token = tools.next_token.get();
+        tools.next_token.set(token + 1);
         let controller = AbortController::new().ok();
         if let Some(c) = &controller {
-            self.shared.controllers.borrow_mut().push(c.clone());
+            shared.controllers.borrow_mut().push((token, c.clone()));
         }
         let context = ToolContext {
             call: job.call.clone(),
             step: job.step,
             signal: controller.as_ref().map(AbortController::signal),
         };
-        let shared = Rc::clone(&self.shared);
-        let clock = self.clock.clone();
         let began = timer::now_ms();
         let work = (handler.run)(job.args.clone(), context);
+        let tools = Rc::clone(tools);
         wasm_bindgen_futures::spawn_local(async move {
-            let timeout = handler.timeout_ms.zip(clock.as_ref());
+            let timeout = handler.timeout_ms.zip(tools.clock.clone());
             let outcome = match timeout {
-                Some((ms, clock)) => {
-                    let sleep = Sleep::new(clock, ms);
-                    match first(work, sleep).await {
-                        Some(done) => done,
-                        None => {
-                            if let Some(c) = &controller {
-                                c.abort();
-                            }
-                            Err(format!("the tool timed out after {ms} ms"))
+                Some((ms, clock)) => match first(work, Sleep::new(&clock, ms)).await {
+                    Some(done) => done,
+                    None => {
+                        if let Some(c) = &controller {
+                            c.abort();
                         }
+                        Err(format!("the tool timed out after {ms} ms"))
                     }
-                }
+                },
                 None => work.await,
             };
-            if shared.stopped.get() {
-                return;
-            }
-            let outcome = match outcome {
-                Ok(text) => Outcome::Done(text),
-                Err(message) => Outcome::Failed(message),
-            };
-            let ms = timer::now_ms().saturating_sub(began);
-            shared.ended.borrow_mut().push_back((job, outcome, ms));
-            if let Some(waker) = shared.waker.borrow_mut().take() {
-                waker.wake();
-            }
+            tools.ended(token, job, outcome, timer::now_ms().saturating_sub(began));
         });
     }
 
-    /// The next tool to end; a queued one starts in its place.
-    async fn next_ended(&mut self) -> Result<Ended, Error> {
-        if self.running == 0 && self.shared.ended.borrow().is_empty() {
+    /// A task ended: its event goes out at once (completion order), its
+    /// outcome waits for the loop, its slot goes to the next queued call.
+    fn ended(self: &Rc<Self>, token: u64, job: Job, outcome: Result<String, String>, ms: u64) {
+        let shared = &self.shared;
+        shared.controllers.borrow_mut().retain(|(t, _)| *t != token);
+        self.running.set(self.running.get().saturating_sub(1));
+        if shared.stopped.get() {
+            return;
+        }
+        let scrubbed = |text: String| match &self.key {
+            Some(key) => scrub(&text, key).into_owned(),
+            None => text,
+        };
+        let outcome = match outcome {
+            Ok(text) => Outcome::Done(scrubbed(text)),
+            Err(message) => Outcome::Failed(scrubbed(message)),
+        };
+        shared.push(RunEvent::ToolResult {
+            step: job.step,
+            call: job.call.clone(),
+            result: result_part(&job.call.id, &outcome),
+            duration_ms: ms,
+        });
+        shared.ended.borrow_mut().push_back((job, outcome));
+        let next = self.queued.borrow_mut().pop_front();
+        if let Some(next) = next {
+            Tools::start(self, next);
+        }
+        let waker = shared.waker.borrow_mut().take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// The next tool to end, for the loop.
+    async fn next_ended(&self) -> Result<Ended, Error> {
+        let idle = self.running.get() == 0 && self.queued.borrow().is_empty();
+        if idle && self.shared.ended.borrow().is_empty() {
             return Err(Error::invalid_request(
                 "driver",
                 "the run waits for no tool",
@@ -496,10 +527,6 @@ impl Tools {
             }
         })
         .await;
-        self.running = self.running.saturating_sub(1);
-        if let Some(job) = self.queued.pop_front() {
-            self.start(job);
-        }
         Ok(ended)
     }
 }

@@ -306,3 +306,45 @@ async fn the_step_limit_and_the_final_answer() {
     assert_eq!(outcome.stop_reason, StopReason::Done);
     assert!(!outcome.response().unwrap().text.is_empty());
 }
+
+#[wasm_bindgen_test]
+async fn a_pause_waits_for_the_running_calls_so_none_runs_twice() {
+    let client = client(Provider::Responses, &[]);
+    let runs = Rc::new(Cell::new(0));
+    let count = Rc::clone(&runs);
+    let list = vec![
+        Handler::new("get_weather", move |_, _| {
+            count.set(count.get() + 1);
+            async {
+                sleep(40).await;
+                Ok("21 C".to_string())
+            }
+        })
+        .read_only(),
+        handlers(0).remove(1).needs_approval(),
+    ];
+    let mut run = client.run(&question(), list.clone(), RunOptions::default());
+    let mut order = Vec::new();
+    while let Some(event) = run.next().await {
+        match event.unwrap() {
+            RunEvent::ToolResult { call, .. } => order.push(call.name),
+            RunEvent::StepFinish { .. } => order.push("step_finish".into()),
+            _ => {}
+        }
+    }
+    let first = run.result().await.unwrap();
+    assert_eq!(first.stop_reason, StopReason::ApprovalPending);
+    assert_eq!(
+        results(&first.messages).len(),
+        1,
+        "the weather's result is kept"
+    );
+    assert!(order.contains(&"get_weather".to_string()), "{order:?}");
+    let mut history = question();
+    history.messages.extend(first.messages.iter().cloned());
+    let id = first.pending[0].id.clone();
+    let options = RunOptions::default().with_approvals(vec![(id, true)]);
+    let resumed = client.run(&history, list, options).result().await.unwrap();
+    assert_eq!(resumed.stop_reason, StopReason::Done);
+    assert_eq!(runs.get(), 1, "the weather ran once");
+}
