@@ -164,7 +164,7 @@ fn encode_user(req: &Request, msg: &Message, m: usize, items: &mut Arr) -> Resul
                 url,
                 data,
                 media_type,
-                ..
+                provider_data,
             } => {
                 let url = match image_source(url.as_deref(), data.as_deref(), media_type.as_deref())
                     .map_err(|e| Error::invalid_request(format!("messages[{m}].parts[{p}]"), e))?
@@ -172,8 +172,14 @@ fn encode_user(req: &Request, msg: &Message, m: usize, items: &mut Arr) -> Resul
                     ImageSource::Url { url, .. } => url.to_string(),
                     ImageSource::Base64 { media_type, data } => data_url(media_type, data),
                 };
+                // `detail` is required by the API's schema: the caller's
+                // (`providerData.responses.detail`), else "auto".
+                let own = provider_data.as_ref().and_then(|d| d.get(NAME));
+                let detail = own.and_then(|d| d.get("detail")).and_then(Value::as_str);
                 content.push(object_text(|o| {
-                    o.str("type", "input_image").str("image_url", &url);
+                    o.str("type", "input_image")
+                        .str("image_url", &url)
+                        .str("detail", detail.unwrap_or("auto"));
                 }));
             }
             // https://platform.openai.com/docs/guides/pdf-files (input_file)
@@ -226,12 +232,13 @@ fn encode_assistant(msg: &Message, items: &mut Arr) {
                 if text.is_empty() {
                     continue;
                 }
+                // An input message with string content: the schema's
+                // output message would need an id, a status and
+                // annotations, which a stateless history has none of.
                 let mut item = items.object();
-                item.str("type", "message").str("role", "assistant");
-                item.array("content")
-                    .object()
-                    .str("type", "output_text")
-                    .str("text", text);
+                item.str("type", "message")
+                    .str("role", "assistant")
+                    .str("content", text);
                 let own = provider_data.as_ref().and_then(|d| d.get(NAME));
                 if let Some(phase) = own.and_then(|d| d.get("phase")) {
                     item.value("phase", phase);
@@ -394,6 +401,104 @@ mod tests {
         assert_eq!(output["type"], "custom_tool_call_output");
         assert_eq!(output["call_id"], json!(call.id));
         assert_eq!(output["output"], "3 rows");
+    }
+
+    /// Whether an input item has a form the API's published schema
+    /// (`CreateResponse`'s `input`) accepts, as the SDKs' own types check
+    /// it: an input message (string content, or input content for a
+    /// user) with no field beyond `type`, `role`, `content`, `phase`; a
+    /// call with its call id, name and arguments; an output with its call
+    /// id; a reasoning item with its id and summary. Other items are
+    /// provider items, sent back as they came.
+    fn accepted(item: &Value) -> Result<(), String> {
+        let text = |k: &str| item.get(k).and_then(Value::as_str).is_some();
+        let ok = match item["type"].as_str() {
+            None | Some("message") => {
+                let keys = ["type", "role", "content", "phase"];
+                let roles = ["user", "assistant", "system", "developer"];
+                let obj = item.as_object().unwrap();
+                let content_ok = match &item["content"] {
+                    Value::String(_) => true,
+                    Value::Array(parts) => {
+                        item["role"] != "assistant"
+                            && parts.iter().all(|p| match p["type"].as_str() {
+                                Some("input_text") => p["text"].is_string(),
+                                Some("input_image") => p["detail"].is_string(),
+                                Some("input_file") => true,
+                                _ => false,
+                            })
+                    }
+                    _ => false,
+                };
+                obj.keys().all(|k| keys.contains(&k.as_str()))
+                    && roles.contains(&item["role"].as_str().unwrap_or(""))
+                    && content_ok
+            }
+            Some("function_call") => text("call_id") && text("name") && text("arguments"),
+            Some("function_call_output") => text("call_id") && text("output"),
+            Some("reasoning") => text("id") && item["summary"].is_array(),
+            Some(_) => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("not an input item the schema accepts: {item}"))
+        }
+    }
+
+    /// Every recorded Responses turn, replayed after a user message with
+    /// an image, goes back in forms the schema accepts: assistant text as
+    /// an input message with string content (no invented item ids), the
+    /// image with its `detail`.
+    #[test]
+    fn every_recorded_turn_replays_in_forms_the_schema_accepts() {
+        let dir = format!(
+            "{}/tests/fixtures/conformance/responses",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let image = Message {
+            role: crate::model::Role::User,
+            parts: vec![
+                Part::Text {
+                    text: "What is in it?".into(),
+                    provider_data: None,
+                },
+                Part::Image {
+                    url: Some("https://example.com/cat.png".into()),
+                    data: None,
+                    media_type: None,
+                    provider_data: None,
+                },
+            ],
+        };
+        let mut replayed = 0;
+        for name in &names {
+            let body = std::fs::read(format!("{dir}/{name}")).unwrap();
+            let turn = if name.ends_with(".stream.sse") {
+                StreamDecoder::decode_all(Provider::Responses, &body).1.ok()
+            } else if name.ends_with(".json") && !name.ends_with(".expected.json") {
+                let text = String::from_utf8(body).unwrap();
+                crate::decode_response(Provider::Responses, &text).ok()
+            } else {
+                continue;
+            };
+            let Some(turn) = turn else { continue }; // (an error case)
+            let input = input_of(vec![image.clone(), turn.message]);
+            for item in &input {
+                if let Err(e) = accepted(item) {
+                    panic!("{name}: {e}");
+                }
+            }
+            replayed += 1;
+        }
+        assert!(replayed >= 40, "{replayed} recorded turns replayed");
+        let first = &input_of(vec![image])[0];
+        assert_eq!(first["content"][1]["detail"], "auto");
     }
 
     /// A client action is kept whole and goes back as it came; the app's
