@@ -45,6 +45,7 @@ mod api_error;
 mod config;
 mod encode;
 mod frame;
+mod options;
 
 pub(crate) use adapter::{Adapter, FrameStream};
 pub(crate) use api_error::{api_error_from, fallback_message};
@@ -170,6 +171,9 @@ pub fn encode_request(
         .provider
         .ok_or_else(|| Error::invalid_request("provider", "no provider was given"))?;
     validate_request(request)?;
+    // providerOptions keyed by provider: this provider's own entry.
+    let resolved = options::resolved(request, provider)?;
+    let request: &Request = &resolved;
     check_headers(config.api_key.as_deref(), &config.headers)?;
     let model = request
         .model

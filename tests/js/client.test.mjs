@@ -555,3 +555,26 @@ describe("errors", () => {
     assert.ok(!("credentials" in seen.init) && !("mode" in seen.init));
   });
 });
+
+test("providerOptions keyed by provider: each provider gets its own; a stray key is refused", async () => {
+  const providerOptions = {
+    anthropic: { thinking: { type: "enabled", budget_tokens: 1024 } },
+    openai: { parallel_tool_calls: false },
+  };
+  for (const provider of ["anthropic", "openai", "gemini"]) {
+    mock.reset();
+    const c = client(mock, provider);
+    await c.complete({ messages: ask("Hi"), providerOptions });
+    const body = mock.requests[0].body;
+    assert.equal("thinking" in body, provider === "anthropic", provider);
+    assert.equal("parallel_tool_calls" in body, provider === "openai", provider);
+    assert.ok(!("anthropic" in body) && !("openai" in body), "no provider key is sent");
+  }
+  mock.reset();
+  const c = client(mock, "openai");
+  await assert.rejects(
+    c.complete({ messages: ask("Hi"), providerOptions: { ...providerOptions, top_p: 0.5 } }),
+    (e) => e instanceof skyl.InvalidRequestError && e.path === "providerOptions.top_p",
+  );
+  assert.equal(mock.requests.length, 0, "nothing was sent");
+});

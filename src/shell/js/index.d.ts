@@ -85,7 +85,8 @@ export type Tool = {
    * Fields added to this tool's declaration, as the provider's API names
    * them (they win over a field of the same name): Anthropic
    * `{ eager_input_streaming: true }` or `{ strict: true }`, OpenAI
-   * `{ strict: true }`.
+   * `{ strict: true }`. Or keyed by provider, each merging only its own:
+   * `{ anthropic: { eager_input_streaming: true }, openai: { strict: true } }`.
    */
   providerOptions?: { [key: string]: unknown };
   /** A cache breakpoint after this tool (Anthropic; see CachePart). */
@@ -127,7 +128,8 @@ export type Request = {
    * `{ reasoning: { effort: "low" }, text: { verbosity: "low" } }`, or
    * `{ store: true, previous_response_id }` to use server state instead
    * of the stateless default (`store: false`, encrypted reasoning
-   * replayed).
+   * replayed). Or keyed by provider (`{ anthropic: {...}, openai: {...} }`):
+   * each provider merges only its own entry.
    */
   providerOptions?: { [key: string]: unknown };
   /**
