@@ -46,6 +46,8 @@ mod config;
 mod encode;
 mod frame;
 mod options;
+#[cfg(all(test, feature = "anthropic"))]
+mod portability_tests;
 
 pub(crate) use adapter::{Adapter, FrameStream};
 pub(crate) use api_error::{api_error_from, fallback_message};
