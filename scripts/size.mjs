@@ -6,6 +6,9 @@ import zlib from "node:zlib";
 import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 
 const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
+// Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
+// largest was 123.7 KiB when this budget came in (issue 33 aims at 80).
+const BUDGET_ENTRY_GZIP = 125 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",
@@ -58,8 +61,14 @@ for (const sub of new Set(Object.values(PROVIDER_FEATURES))) {
   const wasmGz = gz("skyl_wasm_bg.wasm");
   const glueGz = files.slice(1).reduce((a, f) => a + gz(f), 0);
   console.log(
-    `skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)}`,
+    `skyl/${sub}: wasm gzip ${kib(wasmGz)} + JS glue ${kib(glueGz)} = ${kib(wasmGz + glueGz)} (budget ${kib(BUDGET_ENTRY_GZIP)})`,
   );
+  if (wasmGz + glueGz > BUDGET_ENTRY_GZIP) {
+    console.error(
+      `skyl/${sub} is over its size budget by ${kib(wasmGz + glueGz - BUDGET_ENTRY_GZIP)}`,
+    );
+    failed = true;
+  }
   checkImports(`skyl/${sub}'s wasm`, `${dir}/${sub}/skyl_wasm_bg.wasm`);
 }
 if (gzipTotal > BUDGET_GZIP) {
