@@ -5,10 +5,14 @@ import fs from "node:fs";
 import zlib from "node:zlib";
 import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 
-const BUDGET_GZIP = 150 * 1024; // wasm + JS glue, gzip
+// wasm + JS glue, gzip: 150 KiB, plus the 5.3 KiB progress events cost
+// (issue 27: the incremental JSON reader, the events, their edits at the
+// boundary and their rebuilding in JS).
+const BUDGET_GZIP = 155.3 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
-// largest was 123.7 KiB when this budget came in (issue 33 aims at 80).
-const BUDGET_ENTRY_GZIP = 125 * 1024;
+// largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
+// at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27).
+const BUDGET_ENTRY_GZIP = 130.4 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

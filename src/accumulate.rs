@@ -24,12 +24,14 @@ use crate::model::{
 };
 
 mod delta;
+mod progress;
 mod usage;
 
 pub(crate) use delta::Delta;
+pub(crate) use progress::Progress;
 pub(crate) use usage::ReadUsage;
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct OpenCall {
     slot: usize,
     id: Option<String>,
@@ -38,6 +40,7 @@ struct OpenCall {
     /// `arguments` came whole and known to be a JSON object.
     checked: bool,
     data: Option<ProviderData>,
+    progress: progress::CallProgress,
 }
 
 /// Assembles deltas into events and a response.
@@ -54,11 +57,24 @@ pub(crate) struct Accumulator {
     usage_frame: Option<Raw>,
     /// The text `response.usage` comes from, while it comes as text.
     usage_text: usage::UsageText,
+    /// The progress events asked for, and their state.
+    tracker: progress::Tracker,
 }
 
 impl Accumulator {
     pub(crate) fn new() -> Self {
         Accumulator::default()
+    }
+
+    /// Makes the progress events `progress` asks for.
+    pub(crate) fn set_progress(&mut self, progress: Progress) {
+        self.tracker.config = progress;
+    }
+
+    /// The edits of the progress events made since the last call (when
+    /// [`Progress::edits`] is set), one list per event, in order.
+    pub(crate) fn take_edits(&mut self) -> Vec<Vec<crate::json::partial::Edit>> {
+        self.tracker.take_edits()
     }
 
     /// Whether any event has been pushed to an output.
@@ -112,12 +128,16 @@ impl Accumulator {
                 id,
                 name,
                 data,
-            } => self.tool_start(slot, id, name, data),
+            } => {
+                self.tool_start(slot, id, name, data);
+                self.call_progress(slot, raw, out);
+            }
             Delta::ToolArgs { slot, fragment } => {
                 if let Some(call) = self.open_call(slot) {
                     call.arguments.push_str(&fragment);
                     call.checked = false;
                 }
+                self.call_progress(slot, raw, out);
             }
             Delta::ToolArgsWhole { slot, arguments } => {
                 if let Some(call) = self.open_call(slot) {
@@ -126,6 +146,7 @@ impl Accumulator {
                     call.checked = call.arguments.is_empty() && arguments.starts_with('{');
                     call.arguments.push_str(&arguments);
                 }
+                self.call_progress(slot, raw, out);
             }
             Delta::ToolEnd { slot } => {
                 if let Some(call) = self.take_call(slot) {
@@ -190,6 +211,7 @@ impl Accumulator {
         }
         self.response.text.push_str(&text);
         self.append_text(&text);
+        let progress = self.tracker.output(&text, raw);
         self.push(
             out,
             StreamEvent::Text {
@@ -197,6 +219,50 @@ impl Accumulator {
                 raw: raw.clone(),
             },
         );
+        if let Some(ev) = progress {
+            self.push(out, ev);
+        }
+    }
+
+    /// The progress events of open call `slot`, after it grew.
+    fn call_progress(&mut self, slot: usize, raw: &Raw, out: &mut Vec<StreamEvent>) {
+        if !self.tracker.config.which.tools {
+            return;
+        }
+        let Some(pos) = self.open.iter().position(|c| c.slot == slot) else {
+            return;
+        };
+        // (Lent out while the tracker reads it; put back at its place.)
+        let Some(mut call) = self.open.get_mut(pos).map(std::mem::take) else {
+            return;
+        };
+        self.progress_of(&mut call, false, raw, out);
+        if let Some(open) = self.open.get_mut(pos) {
+            *open = call;
+        }
+    }
+
+    /// The progress events of `call` (`ending`: it is handed out next).
+    fn progress_of(
+        &mut self,
+        call: &mut OpenCall,
+        ending: bool,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let view = progress::CallView {
+            id: &mut call.id,
+            name: call.name.as_deref(),
+            arguments: &call.arguments,
+            progress: &mut call.progress,
+        };
+        let counter = &mut self.generated_ids;
+        if self
+            .tracker
+            .call(view, ending, || new_id(counter), raw, out)
+        {
+            self.events_emitted = true;
+        }
     }
 
     /// Reasoning text, as [`Self::text`] for the reasoning part.
@@ -250,6 +316,7 @@ impl Accumulator {
                 arguments: String::new(),
                 checked: false,
                 data,
+                progress: Default::default(),
             });
         }
     }
@@ -393,14 +460,10 @@ impl Accumulator {
                 out,
             );
         }
+        self.progress_of(&mut call, true, raw, out);
         let id = match call.id.take() {
             Some(id) => id,
-            None => {
-                // vLLM and others may omit ids. Nine alphanumerics: Mistral
-                // rejects other shapes on replay.
-                self.generated_ids += 1;
-                format!("skyl{:05}", self.generated_ids)
-            }
+            None => new_id(&mut self.generated_ids),
         };
         let name = call.name.take().unwrap_or_default();
         self.close_parts();
@@ -517,6 +580,13 @@ impl Accumulator {
         acc.apply(Delta::Terminal, raw, &mut sink);
         acc.finish(raw, &mut sink)
     }
+}
+
+/// An id for a call that came without one (vLLM and others may omit
+/// ids): nine alphanumerics, as Mistral accepts on replay.
+fn new_id(generated: &mut u32) -> String {
+    *generated += 1;
+    format!("skyl{generated:05}")
 }
 
 #[cfg(test)]

@@ -113,12 +113,13 @@ pub mod web;
 
 pub use error::{ApiError, ApiErrorKind, Error, Timeout};
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
+pub use json::partial::PartialJson;
 pub use model::schema::{check_arguments, SchemaError};
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{
     tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message,
-    NamedToolChoice, NamedToolTag, Part, ProviderData, Raw, Request, Response, ResponseFormat,
-    Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
+    NamedToolChoice, NamedToolTag, Part, PartialEvents, ProviderData, Raw, Request, Response,
+    ResponseFormat, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
 pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
 pub use providers::{

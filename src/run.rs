@@ -1,7 +1,9 @@
 //! One request from start to end, as a sans-IO state machine: [`RunMachine`].
 
+use crate::accumulate::Progress;
 use crate::error::{Error, Timeout};
 use crate::http::request_id;
+use crate::json::partial::Edit;
 use crate::model::{Request, Response, StreamEvent};
 use crate::policy::{Attempts, Interruption};
 use crate::providers::{decode_error_at, decode_response, encode_request, ClientConfig, Provider};
@@ -103,6 +105,8 @@ pub struct RunMachine {
     /// A body read whole (a response, or an error response).
     body: Vec<u8>,
     decoder: Option<StreamDecoder>,
+    /// The progress events the request asks for.
+    progress: Progress,
     /// What a timer decided about the current attempt (its body ends, or
     /// the attempt does).
     cut: Option<Interruption>,
@@ -125,11 +129,28 @@ impl RunMachine {
         seed: u64,
     ) -> Self {
         let provider = config.provider;
+        let which = request.partial;
         let source = Source::Encode {
             config: Box::new(config),
             request: Box::new(request),
         };
-        Self::with(provider, source, stream, retry, timers, seed)
+        let mut run = Self::with(provider, source, stream, retry, timers, seed);
+        run.progress.which = which;
+        run
+    }
+
+    /// Leaves the progress events' `partial` out and keeps their edits, for
+    /// [`Self::take_edits`] (the JS boundary rebuilds the value from them).
+    pub(crate) fn keep_edits(&mut self) {
+        self.progress.edits = true;
+    }
+
+    /// The edits of the progress events handed out since the last call.
+    pub(crate) fn take_edits(&mut self) -> Vec<Vec<Edit>> {
+        self.decoder
+            .as_mut()
+            .map(StreamDecoder::take_edits)
+            .unwrap_or_default()
     }
 
     /// A streamed body the driver already has (its own fetch, a cache), for
@@ -165,6 +186,7 @@ impl RunMachine {
             request_id: None,
             body: Vec::new(),
             decoder: None,
+            progress: Progress::default(),
             cut: None,
             stop: None,
             pending: None,
@@ -245,7 +267,10 @@ impl RunMachine {
         if (200..300).contains(&status) {
             self.phase = Phase::Reading;
             if self.stream {
-                self.decoder = self.provider.map(StreamDecoder::new);
+                let progress = self.progress;
+                self.decoder = self
+                    .provider
+                    .map(|p| StreamDecoder::new(p).with_progress(progress));
             }
         } else {
             self.phase = Phase::ReadingError;

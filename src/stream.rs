@@ -1,10 +1,11 @@
 //! [`StreamDecoder`]: response body bytes in, [`StreamEvent`]s out.
 
-use crate::accumulate::{Accumulator, Delta};
+use crate::accumulate::{Accumulator, Delta, Progress};
 use crate::error::Error;
 use crate::framing::{Frame, Framer};
 use crate::json;
-use crate::model::{Raw, Response, StreamEvent};
+use crate::json::partial::Edit;
+use crate::model::{PartialEvents, Raw, Response, StreamEvent};
 use crate::providers::{FrameDecoder, FrameFailure, Provider};
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
@@ -88,6 +89,27 @@ impl StreamDecoder {
             outcome: None,
             unframed: Some(Vec::new()),
         }
+    }
+
+    /// Hands out the progress events `which` asks for besides the usual
+    /// ones ([`StreamEvent::ToolCallStart`], [`StreamEvent::ToolCallDelta`],
+    /// [`StreamEvent::OutputDelta`]), as a driver does for
+    /// [`Request::partial`](crate::Request::partial).
+    pub fn with_partial_events(self, which: PartialEvents) -> Self {
+        self.with_progress(Progress {
+            which,
+            edits: false,
+        })
+    }
+
+    pub(crate) fn with_progress(mut self, progress: Progress) -> Self {
+        self.acc.set_progress(progress);
+        self
+    }
+
+    /// The edits of the progress events made so far (see [`Progress::edits`]).
+    pub(crate) fn take_edits(&mut self) -> Vec<Vec<Edit>> {
+        self.acc.take_edits()
     }
 
     /// Decodes a whole body at once: every event, then the outcome.

@@ -19,6 +19,7 @@ fn main() {
         ("stream", checks::stream),
         ("response", checks::response),
         ("request", checks::request),
+        ("partial", checks::partial),
     ] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(target))
             .unwrap()

@@ -78,6 +78,52 @@ async fn every_conformance_stream_gives_what_the_decoder_gives() {
 }
 
 #[wasm_bindgen_test]
+async fn progress_events_are_the_decoders_with_partial_events() {
+    let all = skyl::PartialEvents {
+        tools: true,
+        output: true,
+    };
+    let request = Request {
+        partial: all,
+        response_format: Some(skyl::ResponseFormat::JsonSchema {
+            schema: serde_json::json!({"type": "object"}),
+            name: None,
+            description: None,
+            strict: None,
+        }),
+        ..Request::default()
+    };
+    let mut deltas = 0;
+    for case in CASES.expect("SKYL_WEB_CASES").split(',') {
+        let provider = provider_of(case);
+        let bytes = fixture_bytes(case).await;
+        let mut d = StreamDecoder::new(provider).with_partial_events(all);
+        let mut want_events = Vec::new();
+        let want = d
+            .feed(&bytes, &mut want_events)
+            .and_then(|()| d.finish(&mut want_events));
+        let client =
+            client(provider, &[("fixture", case), ("chunk", "7")]).with_retry(quick_retries(0));
+        let (events, outcome) = collect(client.stream(&request)).await;
+        assert_eq!(events, want_events, "{case}");
+        assert_eq!(comparable(outcome), comparable(want), "{case}");
+        deltas += events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    StreamEvent::ToolCallDelta {
+                        partial: Some(_),
+                        ..
+                    }
+                )
+            })
+            .count();
+    }
+    assert!(deltas >= 100, "{deltas} deltas with their partial value");
+}
+
+#[wasm_bindgen_test]
 async fn a_streamed_tool_call_arrives_once_and_whole() {
     let mut request = ask("What is the weather in Kampala?");
     request.tools = vec![skyl::Tool {

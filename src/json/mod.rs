@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 pub(crate) mod canonical;
 pub(crate) mod grammar;
 pub(crate) mod merge;
+pub(crate) mod partial;
 pub(crate) mod read;
 pub(crate) mod write;
 

@@ -17,7 +17,9 @@
 use serde_json::{Map, Value};
 
 use crate::json::write::quoted;
-use crate::model::{Message, Part, Request, ResponseFormat, Role, Tool, ToolCall, ToolChoice};
+use crate::model::{
+    Message, Part, PartialEvents, Request, ResponseFormat, Role, Tool, ToolCall, ToolChoice,
+};
 
 /// What was wrong, and where: `path` is empty for the value itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,10 +195,33 @@ pub(crate) fn request(v: Value, at: &At) -> Read<Request> {
             "responseFormat" => {
                 r.response_format = present(v).map(|v| response_format(v, at)).transpose()?;
             }
+            "partial" => r.partial = partial_events(v, at)?,
             _ => {}
         }
     }
     Ok(r)
+}
+
+/// [`PartialEvents`]: `{"tools"?: bool, "output"?: bool}`; another key is
+/// an error (a misspelt one would otherwise ask for nothing, silently).
+fn partial_events(v: Value, at: &At) -> Read<PartialEvents> {
+    let mut out = PartialEvents::default();
+    let Some(v) = present(v) else {
+        return Ok(out);
+    };
+    for (k, v) in object(v, at)? {
+        let at = &At::Key(at, &k);
+        let on = match present(v) {
+            Some(v) => boolean(v, at)?,
+            None => false,
+        };
+        match k.as_str() {
+            "tools" => out.tools = on,
+            "output" => out.output = on,
+            _ => return Err(at.error("is not a kind of partial event: \"tools\" or \"output\"")),
+        }
+    }
+    Ok(out)
 }
 
 /// A [`ResponseFormat`]: `{"type": "json"}` or `{"type": "json_schema",
@@ -528,6 +553,24 @@ mod tests {
 
     /// A response format names its field when it is wrong, and reads the
     /// same as serde's derive when it is right.
+    #[test]
+    fn partial_events_are_read_and_a_wrong_key_is_named() {
+        let read = |p: Value| request(json!({"partial": p}), &At::Root(""));
+        let got = read(json!({"tools": true})).unwrap().partial;
+        assert!(got.tools && !got.output);
+        assert!(read(json!(null)).unwrap().partial.is_none());
+        let e = read(json!({"tool": true})).unwrap_err();
+        assert_eq!(e.path, "partial.tool");
+        let e = read(json!({"output": "yes"})).unwrap_err();
+        assert_eq!(e.path, "partial.output");
+        let e = read(json!(true)).unwrap_err();
+        assert_eq!(e.path, "partial");
+        // Output progress reads the answer as JSON: it needs a format.
+        let r = read(json!({"output": true})).unwrap();
+        let e = crate::model::validate::validate_request(&r).unwrap_err();
+        assert_eq!(e.path, "partial.output");
+    }
+
     #[test]
     fn response_formats_are_read_with_their_paths() {
         let read = |f: Value| request(json!({"responseFormat": f}), &At::Root(""));

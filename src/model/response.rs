@@ -147,6 +147,51 @@ pub enum StreamEvent {
         /// The frame that completed it.
         raw: Raw,
     },
+    /// A tool call began: its id and name are known. Only with
+    /// [`PartialEvents::tools`](crate::PartialEvents::tools); for showing
+    /// progress, never for running: the call runs once its
+    /// [`ToolCall`](StreamEvent::ToolCall) event comes, and a call cut off
+    /// has none.
+    ToolCallStart {
+        /// The call's id (the one its `ToolCall` event will have).
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The call's place among this response's calls, from 0.
+        index: usize,
+        /// The frame it came from.
+        raw: Raw,
+    },
+    /// A piece of a tool call's arguments, after its
+    /// [`ToolCallStart`](StreamEvent::ToolCallStart). The pieces of a call
+    /// concatenate to exactly the arguments of its `ToolCall` event.
+    ToolCallDelta {
+        /// The call's id.
+        id: String,
+        /// The call's place among this response's calls.
+        index: usize,
+        /// The new text.
+        #[serde(rename = "argumentsDelta")]
+        arguments_delta: String,
+        /// The arguments read so far (see [`crate::PartialJson`]): each
+        /// string a prefix of its final text, numbers, literals and keys
+        /// only once whole, open objects and arrays closed. `None` until
+        /// a value begins.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partial: Option<Value>,
+        /// The frame it came from.
+        raw: Raw,
+    },
+    /// The structured answer read so far, after a text event that changed
+    /// it. Only with [`PartialEvents::output`](crate::PartialEvents::output).
+    OutputDelta {
+        /// The answer's JSON so far, by the rules of
+        /// [`ToolCallDelta`](StreamEvent::ToolCallDelta)'s `partial`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partial: Option<Value>,
+        /// The frame it came from.
+        raw: Raw,
+    },
     /// Final token counts, just before `finish`.
     Usage {
         /// The counts.
@@ -180,6 +225,9 @@ impl StreamEvent {
             StreamEvent::Text { raw, .. }
             | StreamEvent::Reasoning { raw, .. }
             | StreamEvent::ToolCall { raw, .. }
+            | StreamEvent::ToolCallStart { raw, .. }
+            | StreamEvent::ToolCallDelta { raw, .. }
+            | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,
@@ -193,6 +241,9 @@ impl StreamEvent {
             StreamEvent::Text { raw, .. }
             | StreamEvent::Reasoning { raw, .. }
             | StreamEvent::ToolCall { raw, .. }
+            | StreamEvent::ToolCallStart { raw, .. }
+            | StreamEvent::ToolCallDelta { raw, .. }
+            | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,

@@ -452,6 +452,33 @@ pub struct Request {
     /// [`FinishReason::Stop`](crate::FinishReason::Stop) (a cut-off answer finishes `Length`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat>,
+    /// Progress events while the answer streams, besides the usual ones:
+    /// none unless asked for (see [`PartialEvents`]).
+    #[serde(default, skip_serializing_if = "PartialEvents::is_none")]
+    pub partial: PartialEvents,
+}
+
+/// Which progress events a stream hands out ([`Request::partial`]). They
+/// are for showing progress: a tool call is still handed out once, whole,
+/// as its `tool_call` event, and only then may it run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PartialEvents {
+    /// `tool_call_start` when a call's id and name are known, then
+    /// `tool_call_delta` with each piece of its arguments and the arguments
+    /// read so far. With Anthropic it also streams tool input in small
+    /// pieces (`eager_input_streaming`, unless a tool sets it).
+    pub tools: bool,
+    /// `output_delta` with the answer's JSON read so far, for a request
+    /// with a [`Request::response_format`].
+    pub output: bool,
+}
+
+impl PartialEvents {
+    /// Whether none is asked for.
+    pub fn is_none(&self) -> bool {
+        !self.tools && !self.output
+    }
 }
 
 /// What shape the answer takes ([`Request::response_format`]).

@@ -104,6 +104,12 @@ fn check_call(id: &str, name: &str, path: &dyn Fn() -> String) -> Result<(), Inv
 /// Checks a whole request: tools (names unique), tool calls in the history,
 /// and that every tool result answers a call made earlier in the history.
 pub fn validate_request(req: &Request) -> Result<(), Invalid> {
+    if req.partial.output && req.response_format.is_none() {
+        return Err(Invalid::new(
+            "partial.output",
+            "output_delta events read the answer as JSON: give a responseFormat too",
+        ));
+    }
     let mut names = HashSet::new();
     for (i, tool) in req.tools.iter().enumerate() {
         let path = || format!("tools[{i}]");

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The version of this format. The JS half (`js/boundary.js`) has its own
 /// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
 /// differs: bump both together whenever the format changes.
-pub(crate) const BOUNDARY_VERSION: u32 = 4;
+pub(crate) const BOUNDARY_VERSION: u32 = 5;
 
 /// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {
@@ -17,7 +17,8 @@ pub fn boundary_version() -> u32 {
 
 use super::{error_info, error_json, provider_named};
 use crate::error::Error;
-use crate::json::write::{object_text, push_decimal, Out};
+use crate::json::partial::{Edit, Step};
+use crate::json::write::{object_text, push_decimal, Obj, Out};
 use crate::model::to_json;
 use crate::model::{Part, StreamEvent};
 use crate::providers::Provider;
@@ -50,6 +51,7 @@ fn write_event(
     strs: &mut String,
     lens: &mut Vec<usize>,
     calls_sent: &mut usize,
+    edits: &mut impl Iterator<Item = Vec<Edit>>,
 ) -> bool {
     let mut args_from_events = false;
     push_str(&ev.take_raw(), strs, lens);
@@ -72,6 +74,37 @@ fn write_event(
             to_json::tool_call(&mut o.object("call"), &call);
             o.str("raw", "");
             *calls_sent += 1;
+        }
+        StreamEvent::ToolCallStart {
+            id, name, index, ..
+        } => {
+            w.object()
+                .str("type", "tool_call_start")
+                .str("id", &id)
+                .str("name", &name)
+                .uint("index", index as u64)
+                .str("raw", "");
+        }
+        StreamEvent::ToolCallDelta {
+            id,
+            index,
+            arguments_delta,
+            ..
+        } => {
+            push_str(&arguments_delta, strs, lens);
+            let mut o = w.object();
+            o.str("type", "tool_call_delta")
+                .str("id", &id)
+                .uint("index", index as u64)
+                .str("argumentsDelta", "");
+            write_edits(&mut o, edits.next().unwrap_or_default());
+            o.str("raw", "");
+        }
+        StreamEvent::OutputDelta { .. } => {
+            let mut o = w.object();
+            o.str("type", "output_delta");
+            write_edits(&mut o, edits.next().unwrap_or_default());
+            o.str("raw", "");
         }
         StreamEvent::Usage { usage, .. } => {
             let mut o = w.object();
@@ -127,6 +160,34 @@ fn write_event(
     args_from_events
 }
 
+/// A progress event's edits, which JS applies to the value it keeps for
+/// the call (or the answer): `"edits": [[0, path, value] | [1, path, text]]`,
+/// 0 setting the value at the path, 1 appending text to the string there;
+/// a path is an array of keys and indices.
+fn write_edits(o: &mut Obj, edits: Vec<Edit>) {
+    let mut list = o.array("edits");
+    for edit in edits {
+        let mut e = list.array();
+        let (code, path) = match &edit {
+            Edit::Set(path, _) => ("0", path),
+            Edit::Append(path, _) => ("1", path),
+        };
+        e.json(code);
+        let mut p = e.array();
+        for step in path {
+            match step {
+                Step::Key(k) => p.str(k),
+                Step::Index(n) => p.json(&n.to_string()),
+            }
+        }
+        drop(p);
+        match &edit {
+            Edit::Set(_, v) => e.value(v),
+            Edit::Append(_, text) => e.str(text),
+        }
+    }
+}
+
 /// Expands a [`BoundaryStream`] result the way the JS shell does: the events
 /// with their strings put back (see [`BoundaryStream::feed`]; `""` is a result
 /// without events). `sent` carries the arguments of the decoder's
@@ -171,6 +232,9 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
                 ev.get_mut("call")?
                     .as_object_mut()?
                     .insert("arguments".into(), arguments);
+            }
+            Some("tool_call_delta") => {
+                ev.insert("argumentsDelta".into(), next()?);
             }
             Some("finish") => {
                 let parts = ev
@@ -220,6 +284,8 @@ pub(crate) struct Writer {
     pub(crate) events: Vec<StreamEvent>,
     /// `tool_call` events written so far.
     calls_sent: usize,
+    /// The edits of the progress events among `events`, in order.
+    pub(crate) edits: Vec<Vec<Edit>>,
     /// The buffers a result is written in, kept from one result to the
     /// next so that a chunk's result does not grow them from empty (see
     /// [`Scratch`]).
@@ -265,6 +331,7 @@ impl Writer {
             provider: provider.name(),
             events: Vec::new(),
             calls_sent: 0,
+            edits: Vec::new(),
             scratch: Scratch::default(),
         }
     }
@@ -293,11 +360,12 @@ impl Writer {
         let Scratch { out, strs, lens } = &mut self.scratch;
         out.extend_from_slice(b"{\"events\":[");
         let mut args_from_events = false;
+        let mut edits = std::mem::take(&mut self.edits).into_iter();
         for (i, ev) in self.events.drain(..).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            args_from_events |= write_event(ev, out, strs, lens, &mut self.calls_sent);
+            args_from_events |= write_event(ev, out, strs, lens, &mut self.calls_sent, &mut edits);
         }
         out.extend_from_slice(b"],\"lens\":[");
         for (i, n) in lens.iter().enumerate() {

@@ -111,7 +111,10 @@ impl BoundaryRun {
         };
         let provider = input.as_ref().ok().and_then(|(c, _)| c.provider);
         let machine = input.map_err(Some).map(|(config, request)| {
-            RunMachine::new(config, request, stream, retry, timers, limits.seed as u64)
+            let mut m = RunMachine::new(config, request, stream, retry, timers, limits.seed as u64);
+            // JS rebuilds each progress event's `partial` from its edits.
+            m.keep_edits();
+            m
         });
         Self::with(machine, label, stream, provider)
     }
@@ -176,10 +179,11 @@ impl BoundaryRun {
                 WAIT
             }
             Step::Deliver => {
-                let (Ok(m), Some(w)) = (&self.machine, &mut self.writer) else {
+                let (Ok(m), Some(w)) = (&mut self.machine, &mut self.writer) else {
                     return FAIL;
                 };
                 std::mem::swap(&mut w.events, &mut self.out);
+                w.edits = m.take_edits();
                 self.output = w.result(m.ending(), m.events_emitted());
                 DELIVER
             }

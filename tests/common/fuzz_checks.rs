@@ -9,8 +9,12 @@
     clippy::indexing_slicing
 )]
 
-use skyl::SseParser;
 use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
+use skyl::{PartialEvents, PartialJson, SseParser};
+
+#[path = "consistent.rs"]
+mod check;
+use check::consistent;
 
 /// The provider named by `byte`.
 pub fn provider(byte: u8) -> Provider {
@@ -60,7 +64,11 @@ pub fn sse(data: &[u8]) {
 type Outcome = (Vec<StreamEvent>, Result<skyl::Response, skyl::Error>);
 
 fn stream_decode(p: Provider, chunks: &[&[u8]]) -> Outcome {
-    let mut d = StreamDecoder::with_max_event_bytes(p, 1 << 16);
+    stream_decode_with(p, chunks, PartialEvents::default())
+}
+
+fn stream_decode_with(p: Provider, chunks: &[&[u8]], which: PartialEvents) -> Outcome {
+    let mut d = StreamDecoder::with_max_event_bytes(p, 1 << 16).with_partial_events(which);
     let mut out = Vec::new();
     for c in chunks {
         if let Err(e) = d.feed(c, &mut out) {
@@ -99,6 +107,80 @@ pub fn stream(data: &[u8]) {
     }
     if let Ok(r) = &whole.1 {
         assert_eq!(r.tool_calls, calls);
+    }
+    progress(p, body, &whole);
+}
+
+/// With every progress event asked for: the other events and the outcome
+/// are unchanged, and each call's deltas concatenate to its arguments.
+fn progress(p: Provider, body: &[u8], plain: &Outcome) {
+    let all = PartialEvents {
+        tools: true,
+        output: true,
+    };
+    let with = stream_decode_with(p, &[body], all);
+    let progress = |e: &StreamEvent| {
+        matches!(
+            e,
+            StreamEvent::ToolCallStart { .. }
+                | StreamEvent::ToolCallDelta { .. }
+                | StreamEvent::OutputDelta { .. }
+        )
+    };
+    let rest: Vec<StreamEvent> = with.0.iter().filter(|e| !progress(e)).cloned().collect();
+    assert_eq!(rest, plain.0, "progress changed the other events");
+    assert_eq!(with.1, plain.1, "progress changed the outcome");
+    let mut text: std::collections::HashMap<&str, String> = Default::default();
+    for e in &with.0 {
+        match e {
+            StreamEvent::ToolCallStart { id, .. } => {
+                assert!(text.insert(id, String::new()).is_none(), "started twice");
+            }
+            StreamEvent::ToolCallDelta {
+                id,
+                arguments_delta,
+                ..
+            } => text
+                .get_mut(id.as_str())
+                .expect("a delta after its start")
+                .push_str(arguments_delta),
+            StreamEvent::ToolCall { call, .. } => {
+                assert_eq!(text.get(call.id.as_str()), Some(&call.arguments));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The incremental JSON reader: never panics, whatever the text and its
+/// pieces; on JSON, each value so far is consistent with the final one,
+/// which it reaches.
+pub fn partial(data: &[u8]) {
+    let (sizes, body) = data.split_at(data.len().min(4));
+    let text = String::from_utf8_lossy(body);
+    let whole: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+    let mut reader = PartialJson::new();
+    let mut at = 0;
+    for piece in chunks(text.as_bytes(), sizes) {
+        // (Cut at character boundaries: a piece is text.)
+        let end = (at + piece.len()..=text.len())
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(text.len());
+        reader.push(&text[at..end]);
+        at = end;
+        if let (Some(whole), Some(v)) = (&whole, reader.value()) {
+            assert!(consistent(v, whole), "{v} vs {whole}");
+        }
+        if at == text.len() {
+            break;
+        }
+    }
+    if let Some(whole) = &whole {
+        reader.push(" ");
+        // (serde_json's nesting limit is 128, the reader's 127.)
+        if !reader.failed() {
+            assert_eq!(reader.value(), Some(whole));
+        }
     }
 }
 

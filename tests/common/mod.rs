@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skyl::{Error, Provider, Response, StreamDecoder, StreamEvent};
+use skyl::{Error, PartialEvents, Provider, Response, StreamDecoder, StreamEvent};
 
 /// One recorded case: `<adapter>/<name>`.
 #[derive(Clone, Debug)]
@@ -84,9 +84,16 @@ pub fn stream_cases() -> Vec<Case> {
 /// Events and the outcome of decoding a body.
 pub type Outcome = (Vec<StreamEvent>, Result<Response, Error>);
 
+pub mod consistent;
+
 /// Decodes a body fed in the given chunks.
 pub fn decode_chunked(provider: Provider, chunks: &[&[u8]]) -> Outcome {
-    let mut d = StreamDecoder::new(provider);
+    decode_with(provider, chunks, PartialEvents::default())
+}
+
+/// Decodes a body fed in the given chunks, with the progress events `which`.
+pub fn decode_with(provider: Provider, chunks: &[&[u8]], which: PartialEvents) -> Outcome {
+    let mut d = StreamDecoder::new(provider).with_partial_events(which);
     let mut out = Vec::new();
     for c in chunks {
         if let Err(e) = d.feed(c, &mut out) {

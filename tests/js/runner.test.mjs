@@ -571,3 +571,34 @@ describe("client.run", () => {
     assert.ok(await eventually(() => mock.requests.length === 0));
   });
 });
+
+describe("client.run with progress events", () => {
+  for (const provider of PROVIDERS) {
+    test(`${provider}: each call's start and deltas pass through with their step, before its call runs`, async () => {
+      const c = client(mock, provider);
+      const { events, result } = await drain(
+        c.run({
+          messages: ask(QUESTION),
+          tools: [weather(), convert()],
+          partial: { tools: true },
+        }),
+      );
+      assert.equal(result.stopReason, "done");
+      const calls = events.filter((e) => e.type === "tool_call");
+      assert.ok(calls.length >= 2);
+      for (const { call, step } of calls) {
+        const at = (type) => events.findIndex((e) => e.type === type && e.id === call.id);
+        const start = events[at("tool_call_start")];
+        assert.equal(start.step, step);
+        assert.equal(start.name, call.name);
+        const deltas = events.filter((e) => e.type === "tool_call_delta" && e.id === call.id);
+        assert.ok(deltas.every((d) => d.step === step));
+        assert.equal(deltas.map((d) => d.argumentsDelta).join(""), call.arguments);
+        assert.deepEqual(deltas.at(-1).partial, JSON.parse(call.arguments));
+        const called = events.findIndex((e) => e.type === "tool_call" && e.call.id === call.id);
+        const ran = events.findIndex((e) => e.type === "tool_start" && e.call.name === call.name);
+        assert.ok(at("tool_call_start") < called && called < ran, "it runs only once whole");
+      }
+    });
+  }
+});

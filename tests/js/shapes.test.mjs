@@ -148,7 +148,12 @@ test("every field the package writes is declared in index.d.ts, and every declar
     const provider = id.split("/")[0];
     const c = client(mock, provider, { maxRetries: 0, mockOptions: { fixture: id, chunk: 997 } });
     if (want.kind === "stream") {
-      const stream = c.stream({ messages: ask("hi") });
+      // (With every progress event asked for, so their shapes are checked too.)
+      const stream = c.stream({
+        messages: ask("hi"),
+        partial: { tools: true, output: true },
+        responseFormat: { type: "json_schema", schema: { type: "object" } },
+      });
       try {
         let i = 0;
         for await (const ev of stream) check(`StreamEvent:${ev.type}`, ev, `${id} event ${i++}`);

@@ -66,6 +66,7 @@ async function loop(messages: Message[]): Promise<string> {
     tools,
     toolChoice: "auto",
     maxTokens: 512,
+    partial: { tools: true },
     signal: controller.signal,
   };
   const stream = client.stream(req);
@@ -96,6 +97,29 @@ async function loop(messages: Message[]): Promise<string> {
       case "warning": {
         const code: string = ev.code;
         void code;
+        break;
+      }
+      case "tool_call_start": {
+        const name: string = ev.name;
+        const index: number = ev.index;
+        void [name, index];
+        // @ts-expect-error: a call's start is not a call
+        const c: ToolCall = ev;
+        void c;
+        break;
+      }
+      case "tool_call_delta": {
+        const piece: string = ev.argumentsDelta;
+        const soFar: unknown = ev.partial;
+        void [piece, soFar];
+        // @ts-expect-error: a piece of a call is not a call
+        const c: ToolCall = ev;
+        void c;
+        break;
+      }
+      case "output_delta": {
+        const soFar: unknown = ev.partial;
+        void soFar;
         break;
       }
       case "finish": {

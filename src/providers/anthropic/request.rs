@@ -9,8 +9,8 @@ use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMo
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
-    cache_control, group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput,
-    Encoded, EncodedPart, ImageSource, Turns,
+    cache_control, group_turns, image_source, join_url, tool_declaration, tool_option, write_turns,
+    EncodeInput, Encoded, EncodedPart, ImageSource, Turns,
 };
 
 /// Encodes the request for the Messages API.
@@ -77,6 +77,12 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         for t in &req.tools {
             let mut d = tools.object();
             tool_declaration(&mut d, t, Some("input_schema"));
+            // Progress asked for: the input streams in small pieces
+            // (https://docs.claude.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming),
+            // unless the tool says otherwise.
+            if req.partial.tools && tool_option(t, "eager_input_streaming").is_none() {
+                d.bool("eager_input_streaming", true);
+            }
             if let Some(ttl) = &t.cache {
                 for (k, v) in cache_control(ttl.as_deref()) {
                     d.value(&k, &v);
@@ -481,6 +487,39 @@ mod tests {
             .map(|b| b["tool_use_id"].as_str().or(b["text"].as_str()).unwrap())
             .collect();
         assert_eq!(kinds, ["s", "t", "a", "b"]);
+    }
+
+    /// Tool progress asked for: each tool's input streams eagerly, unless
+    /// the tool sets `eager_input_streaming` itself; not asked: not sent.
+    #[test]
+    fn partial_tools_stream_tool_input_eagerly() {
+        let request = |partial: Value| -> crate::model::Request {
+            serde_json::from_value(json!({
+                "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+                "tools": [{"name": "a"},
+                    {"name": "b", "providerOptions": {"eager_input_streaming": false}}],
+                "partial": partial}))
+            .unwrap()
+        };
+        let eager = |partial: Value| {
+            let (_, body) = crate::providers::sent(
+                crate::providers::Provider::Anthropic,
+                None,
+                &request(partial),
+            );
+            body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.get("eager_input_streaming").cloned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            eager(json!({"tools": true})),
+            [Some(json!(true)), Some(json!(false))]
+        );
+        assert_eq!(eager(json!({"output": false})), [None, Some(json!(false))]);
+        assert_eq!(eager(json!(null)), [None, Some(json!(false))]);
     }
 
     #[test]

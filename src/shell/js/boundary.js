@@ -52,7 +52,17 @@
 //     `tool_call` events, in order (the core emits one per tool-call part,
 //     with the same arguments; the flag is set when the counts agree), kept
 //     across results in the run's `sent`;
-//   - `usage` and `warning` events: nothing more.
+//   - a `tool_call_delta` event (`{"type":"tool_call_delta","id","index",
+//     "argumentsDelta":"","edits":[..]}`): then its `argumentsDelta`;
+//   - `usage`, `warning`, `tool_call_start` and `output_delta` events:
+//     nothing more.
+// A progress event's `edits` (`tool_call_delta`, `output_delta`) say how
+// the value read so far changed: `[0, path, value]` sets the value at the
+// path (the whole value for `[]`), `[1, path, text]` appends to the string
+// there; a path lists keys and indices. decoded() applies them to the value
+// it keeps for the call (by its index) or the answer, copying only the
+// objects and arrays on the paths, and hands the result out as `partial`:
+// a new value per event that shares what did not change.
 // Every other string (ids and names, a warning's code and message,
 // incompleteToolCalls' arguments, providerData) stays in the JSON. The
 // finish event's response is compact: without
@@ -70,7 +80,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 4;
+export const BOUNDARY_VERSION = 5;
 
 let versionChecked = false;
 
@@ -135,13 +145,56 @@ export function completeResponse(r) {
   return out;
 }
 
+/** A copy of an object or array, one level deep. */
+const shallow = (x) => (Array.isArray(x) ? x.slice() : { ...x });
+
+/**
+ * Applies a progress event's edits to the value `partials` keeps under
+ * `key`; returns the new value. Containers on an edited path are copied
+ * once per event (the last event's value is never changed); the rest is
+ * shared.
+ */
+function edited(partials, key, edits) {
+  let root = partials.get(key);
+  const fresh = new Set();
+  for (const [op, path, v] of edits) {
+    if (path.length === 0) {
+      root = op === 0 ? v : root + v;
+      if (typeof root === "object" && root !== null) fresh.add(root);
+      continue;
+    }
+    if (!fresh.has(root)) {
+      root = shallow(root);
+      fresh.add(root);
+    }
+    let node = root;
+    for (let i = 0; i < path.length - 1; i++) {
+      let child = node[path[i]];
+      if (!fresh.has(child)) {
+        child = shallow(child);
+        node[path[i]] = child;
+        fresh.add(child);
+      }
+      node = child;
+    }
+    const last = path[path.length - 1];
+    if (op === 0) {
+      node[last] = v;
+      if (typeof v === "object" && v !== null) fresh.add(v);
+    } else node[last] += v;
+  }
+  partials.set(key, root);
+  return root;
+}
+
 /**
  * A stream result (see the top of this file) as `{ events, error?, done?,
  * response? }`: the strings sliced back in, text and reasoning events
  * built, `response` the finish event's when `done`. `sent` holds the
- * arguments of the decoder's tool_call events so far (appended to).
+ * arguments of the decoder's tool_call events so far (appended to);
+ * `partials` the values progress events read so far (see edited()).
  */
-export function decoded(text, sent) {
+export function decoded(text, sent, partials = new Map()) {
   const one = oneTextEvent(text);
   if (one !== null) return one;
   const cut = text.indexOf("\0");
@@ -165,6 +218,22 @@ export function decoded(text, sent) {
     }
     ev.raw = next();
     switch (ev.type) {
+      case "tool_call_delta": {
+        const partial = edited(partials, ev.index, ev.edits);
+        const out = { type: ev.type, id: ev.id, index: ev.index, argumentsDelta: next() };
+        if (partial !== undefined) out.partial = partial;
+        out.raw = ev.raw;
+        events[i] = out;
+        break;
+      }
+      case "output_delta": {
+        const partial = edited(partials, "output", ev.edits);
+        events[i] =
+          partial === undefined
+            ? { type: ev.type, raw: ev.raw }
+            : { type: ev.type, partial, raw: ev.raw };
+        break;
+      }
       case "tool_call":
         ev.call.arguments = next();
         sent.push(ev.call.arguments);

@@ -140,6 +140,16 @@ export type Request = {
    * comes back as its typed 400.
    */
   responseFormat?: ResponseFormat;
+  /**
+   * Progress events while the answer streams, besides the usual ones (none
+   * unless asked for). `tools`: `tool_call_start` and `tool_call_delta`
+   * while a call's arguments stream (with Anthropic, tool input then
+   * streams in small pieces: `eager_input_streaming`, unless a tool's
+   * `providerOptions` sets it). `output`: `output_delta` while a
+   * `responseFormat` answer streams. A call still runs only at its
+   * `tool_call` event; one cut off has none.
+   */
+  partial?: { tools?: boolean; output?: boolean };
   /** Cancels the request. */
   signal?: AbortSignal;
 };
@@ -187,11 +197,55 @@ export type Response = {
   rawFinishReason?: string;
 };
 
+/**
+ * A value read from JSON that is still streaming: each string a prefix of
+ * its final text; numbers, `true`, `false`, `null` and keys only once
+ * whole; open objects and arrays closed. A new value per event, sharing
+ * the parts that did not change with the one before (never changed after
+ * it is handed out).
+ */
+export type PartialJson = unknown;
+
+/**
+ * A tool call began (with `partial: { tools: true }`): for showing
+ * progress, never for running. It is not a `ToolCall`.
+ */
+export type ToolCallStartEvent = {
+  type: "tool_call_start";
+  /** The id its `tool_call` will have. */
+  id: string;
+  name: string;
+  /** Its place among this response's calls, from 0. */
+  index: number;
+  raw: string;
+};
+
+/**
+ * A piece of a call's arguments (with `partial: { tools: true }`). The
+ * pieces of a call concatenate to exactly the `arguments` of its
+ * `tool_call`. It is not a `ToolCall`.
+ */
+export type ToolCallDeltaEvent = {
+  type: "tool_call_delta";
+  id: string;
+  index: number;
+  argumentsDelta: string;
+  /** The arguments read so far (absent until a value begins). */
+  partial?: PartialJson;
+  raw: string;
+};
+
+/** The `responseFormat` answer read so far (with `partial: { output: true }`), after a text event that changed it. */
+export type OutputDeltaEvent = { type: "output_delta"; partial?: PartialJson; raw: string };
+
 /** Every event carries `raw`: the provider frame (SSE data text) it came from. */
 export type StreamEvent =
   | { type: "text"; text: string; raw: string }
   | { type: "reasoning"; text: string; raw: string }
   | { type: "tool_call"; call: ToolCall; raw: string }
+  | ToolCallStartEvent
+  | ToolCallDeltaEvent
+  | OutputDeltaEvent
   | { type: "usage"; usage: Usage; raw: string }
   | { type: "warning"; code: string; message: string; raw: string }
   | { type: "finish"; response: Response; raw: string };

@@ -364,6 +364,7 @@ export class Run {
     const end = this.begin();
     let failure;
     const sent = [];
+    const partials = new Map();
     try {
       let step = call(() => this.m.start());
       for (;;) {
@@ -372,6 +373,7 @@ export class Run {
         const chunk = decoded(
           call(() => this.m.takeOutput()),
           sent,
+          partials,
         );
         for (const ev of chunk.events) {
           // stream.abort() or the caller's signal while the loop body ran:

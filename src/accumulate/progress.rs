@@ -1,0 +1,290 @@
+//! Progress events ([`crate::PartialEvents`]): `tool_call_start` and
+//! `tool_call_delta` while a call's arguments stream, `output_delta` while
+//! a structured answer does. Each piece is read once, by a
+//! [`PartialJson`] per call (and one for the answer), so the work is
+//! proportional to the text, however it is cut.
+//!
+//! They never stand for a call: the `tool_call` event is still made only
+//! at the provider's boundary, by the accumulator; a call cut off gets its
+//! start and deltas and no `tool_call`.
+
+use serde_json::Value;
+
+use crate::json::partial::{Edit, PartialJson};
+use crate::model::{PartialEvents, Raw, StreamEvent};
+
+/// Which progress events to make, and how their `partial` goes out.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Progress {
+    pub(crate) which: PartialEvents,
+    /// Leave each event's `partial` out and keep the edits that made it
+    /// (`Tracker::take_edits`) instead: the JS boundary sends those and
+    /// rebuilds the value there, so no event copies the whole value.
+    pub(crate) edits: bool,
+}
+
+/// One call's progress.
+#[derive(Debug, Default)]
+pub(crate) struct CallProgress {
+    /// The call's place among the response's calls, once it started.
+    index: Option<usize>,
+    /// How many bytes of its arguments went out in deltas.
+    sent: usize,
+    reader: PartialJson,
+}
+
+/// A call as the tracker sees it: the accumulator's open call, lent.
+pub(crate) struct CallView<'a> {
+    pub(crate) id: &'a mut Option<String>,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) arguments: &'a str,
+    pub(crate) progress: &'a mut CallProgress,
+}
+
+/// The progress events of one response.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    pub(crate) config: Progress,
+    next_index: usize,
+    output: PartialJson,
+    /// With `config.edits`: the edits of each progress event made, in order.
+    edits: Vec<Vec<Edit>>,
+}
+
+impl Tracker {
+    /// The edits of the progress events made since the last call, one list
+    /// per event, in order.
+    pub(crate) fn take_edits(&mut self) -> Vec<Vec<Edit>> {
+        std::mem::take(&mut self.edits)
+    }
+
+    /// Reads `text` into `reader`: the event's `partial` (`None` when edits
+    /// are kept instead), or nothing if the value did not change and
+    /// `always` is false.
+    fn read(
+        &mut self,
+        reader: &mut PartialJson,
+        text: &str,
+        always: bool,
+    ) -> Option<Option<Value>> {
+        if self.config.edits {
+            let mut edits = Vec::new();
+            let changed = reader.read(text, Some(&mut edits));
+            if !changed && !always {
+                return None;
+            }
+            self.edits.push(edits);
+            Some(None)
+        } else {
+            let changed = reader.read(text, None);
+            (changed || always).then(|| reader.value().cloned())
+        }
+    }
+
+    /// The `output_delta` for a piece of answer text, if it changed the
+    /// value read so far.
+    pub(crate) fn output(&mut self, text: &str, raw: &Raw) -> Option<StreamEvent> {
+        if !self.config.which.output {
+            return None;
+        }
+        let mut reader = std::mem::take(&mut self.output);
+        let partial = self.read(&mut reader, text, false);
+        self.output = reader;
+        Some(StreamEvent::OutputDelta {
+            partial: partial?,
+            raw: raw.clone(),
+        })
+    }
+
+    /// The events of a call whose id, name or arguments grew (`ending`: it
+    /// is about to be handed out whole): its `tool_call_start`, once its
+    /// name is known and it has an id (made now with `new_id` when
+    /// arguments come without one, as for Gemini), then a `tool_call_delta`
+    /// with its arguments since the last one. Returns whether it pushed any.
+    pub(crate) fn call(
+        &mut self,
+        call: CallView<'_>,
+        ending: bool,
+        new_id: impl FnOnce() -> String,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) -> bool {
+        if !self.config.which.tools {
+            return false;
+        }
+        let before = out.len();
+        let p = call.progress;
+        let index = match p.index {
+            Some(index) => index,
+            None => {
+                let Some(name) = call.name else {
+                    return false;
+                };
+                if call.id.is_none() {
+                    if call.arguments.is_empty() && !ending {
+                        return false;
+                    }
+                    *call.id = Some(new_id());
+                }
+                let index = self.next_index;
+                self.next_index += 1;
+                p.index = Some(index);
+                out.push(StreamEvent::ToolCallStart {
+                    id: call.id.clone().unwrap_or_default(),
+                    name: name.to_string(),
+                    index,
+                    raw: raw.clone(),
+                });
+                index
+            }
+        };
+        if let Some(delta) = call.arguments.get(p.sent..).filter(|d| !d.is_empty()) {
+            p.sent = call.arguments.len();
+            let mut reader = std::mem::take(&mut p.reader);
+            let partial = self.read(&mut reader, delta, true).flatten();
+            p.reader = reader;
+            out.push(StreamEvent::ToolCallDelta {
+                id: call.id.clone().unwrap_or_default(),
+                index,
+                arguments_delta: delta.to_string(),
+                partial,
+                raw: raw.clone(),
+            });
+        }
+        out.len() > before
+    }
+}
+
+#[cfg(all(test, feature = "openai"))]
+mod tests {
+    use serde_json::json;
+
+    use crate::model::{PartialEvents, StreamEvent};
+    use crate::providers::Provider;
+    use crate::stream::StreamDecoder;
+
+    /// A Chat Completions stream of one call in `pieces`, ending `finish`.
+    fn stream(id: Option<&str>, pieces: &[&str], finish: &str) -> Vec<u8> {
+        let mut body = String::new();
+        let mut frame = |delta: serde_json::Value, finish: Option<&str>| {
+            let chunk = json!({"id": "x", "object": "chat.completion.chunk", "created": 1,
+                "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+            body.push_str(&format!("data: {chunk}\n\n"));
+        };
+        let mut first = json!({"index": 0, "type": "function",
+            "function": {"name": "write_file", "arguments": ""}});
+        if let Some(id) = id {
+            first["id"] = json!(id);
+        }
+        frame(json!({"tool_calls": [first]}), None);
+        for p in pieces {
+            frame(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}),
+                None,
+            );
+        }
+        frame(json!({}), Some(finish));
+        body.push_str("data: [DONE]\n\n");
+        body.into_bytes()
+    }
+
+    fn decode(body: &[u8], which: PartialEvents) -> Vec<StreamEvent> {
+        let mut d = StreamDecoder::new(Provider::OpenAiCompat).with_partial_events(which);
+        let mut out = Vec::new();
+        d.feed(body, &mut out).unwrap();
+        let _ = d.finish(&mut out);
+        out
+    }
+
+    /// (kind, id, delta, partial) of each progress or call event.
+    fn summary(events: &[StreamEvent]) -> Vec<(String, String, String)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolCallStart {
+                    id, name, index, ..
+                } => Some((format!("start {index}"), id.clone(), name.clone())),
+                StreamEvent::ToolCallDelta {
+                    id,
+                    arguments_delta,
+                    partial,
+                    ..
+                } => Some((
+                    format!("delta {arguments_delta}"),
+                    id.clone(),
+                    partial
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                )),
+                StreamEvent::ToolCall { call, .. } => {
+                    Some(("call".into(), call.id.clone(), call.arguments.clone()))
+                }
+                StreamEvent::Warning { code, .. } => {
+                    Some(("warning".into(), code.clone(), String::new()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    const TOOLS: PartialEvents = PartialEvents {
+        tools: true,
+        output: false,
+    };
+
+    #[test]
+    fn a_call_streams_its_path_first_and_is_a_call_only_at_its_end() {
+        let body = stream(
+            Some("c1"),
+            &[r#"{"path": "a"#, r#".txt", "content": "hi"#, r#"!"}"#],
+            "tool_calls",
+        );
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        assert_eq!(
+            summary(&decode(&body, TOOLS)),
+            [
+                s("start 0", "c1", "write_file"),
+                s(r#"delta {"path": "a"#, "c1", r#"{"path":"a"}"#),
+                s(
+                    r#"delta .txt", "content": "hi"#,
+                    "c1",
+                    r#"{"path":"a.txt","content":"hi"}"#
+                ),
+                s(r#"delta !"}"#, "c1", r#"{"path":"a.txt","content":"hi!"}"#),
+                s("call", "c1", r#"{"path": "a.txt", "content": "hi!"}"#),
+            ]
+        );
+        // Not asked: none of them.
+        assert_eq!(
+            summary(&decode(&body, PartialEvents::default())),
+            [s("call", "c1", r#"{"path": "a.txt", "content": "hi!"}"#)]
+        );
+    }
+
+    #[test]
+    fn a_call_cut_off_has_its_progress_and_no_call() {
+        let body = stream(Some("c1"), &[r#"{"path": "a.txt", "con"#], "length");
+        let kinds: Vec<String> = summary(&decode(&body, TOOLS))
+            .into_iter()
+            .map(|(k, ..)| k)
+            .collect();
+        assert_eq!(
+            kinds,
+            ["start 0", r#"delta {"path": "a.txt", "con"#, "warning"]
+        );
+    }
+
+    #[test]
+    fn a_call_without_an_id_gets_its_id_at_its_first_arguments() {
+        let events = decode(&stream(None, &["", "{}"], "tool_calls"), TOOLS);
+        let got = summary(&events);
+        assert_eq!(got[0].0, "start 0");
+        assert_eq!(got[0].1, "skyl00001");
+        assert_eq!(got[2], ("call".into(), "skyl00001".into(), "{}".into()));
+        // No arguments at all: "{}", in one delta at the end.
+        let got = summary(&decode(&stream(None, &[], "tool_calls"), TOOLS));
+        assert_eq!(got[1].0, "delta {}");
+        assert_eq!(got[2].2, "{}");
+    }
+}
