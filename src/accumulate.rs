@@ -77,6 +77,12 @@ impl Accumulator {
         self.tracker.take_edits()
     }
 
+    /// Whether tool progress events are asked for (their pieces then keep
+    /// their frame, for the events' `raw`).
+    pub(crate) fn progress_tools(&self) -> bool {
+        self.tracker.config.which.tools
+    }
+
     /// Whether any event has been pushed to an output.
     pub(crate) fn events_emitted(&self) -> bool {
         self.events_emitted
@@ -130,14 +136,14 @@ impl Accumulator {
                 data,
             } => {
                 self.tool_start(slot, id, name, data);
-                self.call_progress(slot, raw, out);
+                self.call_progress(slot, None, raw, out);
             }
             Delta::ToolArgs { slot, fragment } => {
                 if let Some(call) = self.open_call(slot) {
                     call.arguments.push_str(&fragment);
                     call.checked = false;
                 }
-                self.call_progress(slot, raw, out);
+                self.call_progress(slot, None, raw, out);
             }
             Delta::ToolArgsWhole { slot, arguments } => {
                 if let Some(call) = self.open_call(slot) {
@@ -146,8 +152,9 @@ impl Accumulator {
                     call.checked = call.arguments.is_empty() && arguments.starts_with('{');
                     call.arguments.push_str(&arguments);
                 }
-                self.call_progress(slot, raw, out);
+                self.call_progress(slot, None, raw, out);
             }
+            Delta::ToolEdits { slot, edits } => self.call_progress(slot, Some(edits), raw, out),
             Delta::ToolEnd { slot } => {
                 if let Some(call) = self.take_call(slot) {
                     self.end_call(call, raw, out);
@@ -221,47 +228,6 @@ impl Accumulator {
         );
         if let Some(ev) = progress {
             self.push(out, ev);
-        }
-    }
-
-    /// The progress events of open call `slot`, after it grew.
-    fn call_progress(&mut self, slot: usize, raw: &Raw, out: &mut Vec<StreamEvent>) {
-        if !self.tracker.config.which.tools {
-            return;
-        }
-        let Some(pos) = self.open.iter().position(|c| c.slot == slot) else {
-            return;
-        };
-        // (Lent out while the tracker reads it; put back at its place.)
-        let Some(mut call) = self.open.get_mut(pos).map(std::mem::take) else {
-            return;
-        };
-        self.progress_of(&mut call, false, raw, out);
-        if let Some(open) = self.open.get_mut(pos) {
-            *open = call;
-        }
-    }
-
-    /// The progress events of `call` (`ending`: it is handed out next).
-    fn progress_of(
-        &mut self,
-        call: &mut OpenCall,
-        ending: bool,
-        raw: &Raw,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        let view = progress::CallView {
-            id: &mut call.id,
-            name: call.name.as_deref(),
-            arguments: &call.arguments,
-            progress: &mut call.progress,
-        };
-        let counter = &mut self.generated_ids;
-        if self
-            .tracker
-            .call(view, ending, || new_id(counter), raw, out)
-        {
-            self.events_emitted = true;
         }
     }
 
@@ -460,7 +426,7 @@ impl Accumulator {
                 out,
             );
         }
-        self.progress_of(&mut call, true, raw, out);
+        self.progress_of(&mut call, None, true, raw, out);
         let id = match call.id.take() {
             Some(id) => id,
             None => new_id(&mut self.generated_ids),

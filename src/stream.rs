@@ -263,7 +263,9 @@ impl StreamDecoder {
             // Strings no longer needed go back to the SSE parser for reuse.
             // The decoder keeps one spare: the frame's text once copied,
             // or else the frame text this one replaces.
-            let (raw, spare) = if deltas.iter().any(Delta::keeps_frame) {
+            let pieces = self.acc.progress_tools();
+            let keep = |d: &Delta| d.keeps_frame() || (pieces && d.is_tool_piece());
+            let (raw, spare) = if deltas.iter().any(keep) {
                 let raw = Raw::from(ev.data.as_str());
                 self.last_frame = LastFrame::Shared(raw.clone());
                 (raw, Some(ev.data))

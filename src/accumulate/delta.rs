@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::json::partial::Edit;
 use crate::model::{FinishReason, ProviderData, Usage};
 
 /// A provider-neutral piece of a model turn, produced by a frame decoder.
@@ -40,6 +41,10 @@ pub(crate) enum Delta {
     /// object if it starts with `{` (Gemini gives them whole, parsed or
     /// checked): not parsed again when the call ends.
     ToolArgsWhole { slot: usize, arguments: String },
+    /// Changes to the arguments of tool call `slot` that came as patches
+    /// (Vertex AI's `partialArgs`), not as text: for progress events only;
+    /// the text comes whole, in `ToolArgsWhole`, at the end.
+    ToolEdits { slot: usize, edits: Vec<Edit> },
     /// Tool call `slot` is whole (a structural boundary).
     ToolEnd { slot: usize },
     /// Every open tool call is whole (OpenAI `finish_reason`, `[DONE]`).
@@ -71,6 +76,18 @@ pub(crate) enum Delta {
 }
 
 impl Delta {
+    /// Whether this is a piece of a tool call before its end, which makes a
+    /// progress event (and so keeps its frame) when they are asked for.
+    pub(crate) fn is_tool_piece(&self) -> bool {
+        matches!(
+            self,
+            Delta::ToolStart { .. }
+                | Delta::ToolArgs { .. }
+                | Delta::ToolArgsWhole { .. }
+                | Delta::ToolEdits { .. }
+        )
+    }
+
     /// Whether applying this delta may keep its frame (in an event, or as
     /// the frame of the usage); the others never look at it.
     pub(crate) fn keeps_frame(&self) -> bool {
@@ -91,6 +108,7 @@ impl Delta {
             | Delta::ToolStart { .. }
             | Delta::ToolArgs { .. }
             | Delta::ToolArgsWhole { .. }
+            | Delta::ToolEdits { .. }
             | Delta::ProviderPart { .. }
             | Delta::Refusal(_)
             | Delta::Finish { .. }

@@ -113,31 +113,11 @@ impl Tracker {
             return false;
         }
         let before = out.len();
-        let p = call.progress;
-        let index = match p.index {
-            Some(index) => index,
-            None => {
-                let Some(name) = call.name else {
-                    return false;
-                };
-                if call.id.is_none() {
-                    if call.arguments.is_empty() && !ending {
-                        return false;
-                    }
-                    *call.id = Some(new_id());
-                }
-                let index = self.next_index;
-                self.next_index += 1;
-                p.index = Some(index);
-                out.push(StreamEvent::ToolCallStart {
-                    id: call.id.clone().unwrap_or_default(),
-                    name: name.to_string(),
-                    index,
-                    raw: raw.clone(),
-                });
-                index
-            }
+        let mut call = call;
+        let Some(index) = self.start(&mut call, ending, new_id, raw, out) else {
+            return false;
         };
+        let p = call.progress;
         if let Some(delta) = call.arguments.get(p.sent..).filter(|d| !d.is_empty()) {
             p.sent = call.arguments.len();
             let mut reader = std::mem::take(&mut p.reader);
@@ -152,6 +132,126 @@ impl Tracker {
             });
         }
         out.len() > before
+    }
+
+    /// The call's index, once it started; its `tool_call_start` if it starts
+    /// now (see [`Self::call`]).
+    fn start(
+        &mut self,
+        call: &mut CallView<'_>,
+        ending: bool,
+        new_id: impl FnOnce() -> String,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<usize> {
+        if let Some(index) = call.progress.index {
+            return Some(index);
+        }
+        let name = call.name?;
+        if call.id.is_none() {
+            if call.arguments.is_empty() && !ending {
+                return None;
+            }
+            *call.id = Some(new_id());
+        }
+        let index = self.next_index;
+        self.next_index += 1;
+        call.progress.index = Some(index);
+        out.push(StreamEvent::ToolCallStart {
+            id: call.id.clone().unwrap_or_default(),
+            name: name.to_string(),
+            index,
+            raw: raw.clone(),
+        });
+        Some(index)
+    }
+
+    /// The events of a call whose arguments were patched (Vertex AI's
+    /// `partialArgs`): its start if due, then a `tool_call_delta` with no
+    /// new text and the patched value (the text comes whole at its end,
+    /// in the last delta). Returns whether it pushed any.
+    pub(crate) fn edited(
+        &mut self,
+        call: CallView<'_>,
+        edits: Vec<Edit>,
+        new_id: impl FnOnce() -> String,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) -> bool {
+        let before = out.len();
+        let mut call = call;
+        // (Patches mean arguments are coming: the call may start now.)
+        if let Some(index) = self.start(&mut call, true, new_id, raw, out) {
+            let partial = if self.config.edits {
+                self.edits.push(edits);
+                None
+            } else {
+                let reader = &mut call.progress.reader;
+                reader.apply(edits);
+                reader.value().cloned()
+            };
+            out.push(StreamEvent::ToolCallDelta {
+                id: call.id.clone().unwrap_or_default(),
+                index,
+                arguments_delta: String::new(),
+                partial,
+                raw: raw.clone(),
+            });
+        }
+        out.len() > before
+    }
+}
+
+impl super::Accumulator {
+    /// The progress events of open call `slot`, after it grew (or was
+    /// patched by `patch`).
+    pub(super) fn call_progress(
+        &mut self,
+        slot: usize,
+        patch: Option<Vec<Edit>>,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if !self.tracker.config.which.tools {
+            return;
+        }
+        let Some(pos) = self.open.iter().position(|c| c.slot == slot) else {
+            return;
+        };
+        // (Lent out while the tracker reads it; put back at its place.)
+        let Some(mut call) = self.open.get_mut(pos).map(std::mem::take) else {
+            return;
+        };
+        self.progress_of(&mut call, patch, false, raw, out);
+        if let Some(open) = self.open.get_mut(pos) {
+            *open = call;
+        }
+    }
+
+    /// The progress events of `call` (`ending`: it is handed out next).
+    pub(super) fn progress_of(
+        &mut self,
+        call: &mut super::OpenCall,
+        patch: Option<Vec<Edit>>,
+        ending: bool,
+        raw: &Raw,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let view = CallView {
+            id: &mut call.id,
+            name: call.name.as_deref(),
+            arguments: &call.arguments,
+            progress: &mut call.progress,
+        };
+        let counter = &mut self.generated_ids;
+        let new_id = || super::new_id(counter);
+        let pushed = match patch {
+            Some(edits) => self.tracker.edited(view, edits, new_id, raw, out),
+            None => self.tracker.call(view, ending, new_id, raw, out),
+        };
+        if pushed {
+            self.events_emitted = true;
+        }
     }
 }
 

@@ -180,6 +180,14 @@ impl PartialJson {
         changed
     }
 
+    /// Applies edits made elsewhere (patches a provider sent instead of
+    /// text) to the value so far; text read later starts a new value.
+    pub(crate) fn apply(&mut self, edits: Vec<Edit>) {
+        for edit in edits {
+            apply(&mut self.value, edit);
+        }
+    }
+
     /// A structural byte (not whitespace, not inside a string, number or
     /// literal).
     fn structure(&mut self, c: u8, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {

@@ -5,7 +5,8 @@
 // to its `tool_call`'s arguments; each `partial` is consistent with the
 // final value and the last one equals it; a value handed out is never
 // changed by a later event; a started call without `tool_call` is listed
-// as incomplete. The same checks as tests/partial_events.rs in Rust.
+// as incomplete; each progress event carries its frame. The same checks
+// as tests/partial_events.rs in Rust.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useMock, client, collect, ask } from "./helpers.mjs";
@@ -60,6 +61,8 @@ for (const id of streams) {
     );
     assert.equal(String(got.error), String(plain.error));
 
+    for (const e of got.events.filter((e) => PROGRESS.has(e.type)))
+      assert.ok(e.raw.length > 0, `${e.type} carries its frame`);
     const calls = new Map();
     const outputs = [];
     const handedOut = [];

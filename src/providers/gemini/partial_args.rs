@@ -4,21 +4,23 @@
 use serde_json::{Map, Number, Value};
 
 use crate::accumulate::Delta;
+use crate::json::partial::{Edit, Step};
 use crate::json::write::quoted;
 
 /// The deepest `partialArgs` path accepted; deeper ones abort the call.
 const MAX_PATH_DEPTH: usize = 64;
 
-/// Applies `partialArgs` pieces; on a bad piece, aborts the call and returns
-/// false.
+/// Applies `partialArgs` pieces, adding to `edits` what each changed (for
+/// progress events); on a bad piece, aborts the call and returns false.
 pub(super) fn apply_pieces(
     args: &mut Value,
     pieces: Vec<Value>,
     slot: usize,
     out: &mut Vec<Delta>,
+    edits: &mut Vec<Edit>,
 ) -> bool {
     for piece in pieces {
-        if let Err(reason) = apply_piece(args, &piece) {
+        if let Err(reason) = apply_piece(args, &piece, edits) {
             out.push(Delta::ToolAbort { slot, reason });
             return false;
         }
@@ -29,29 +31,36 @@ pub(super) fn apply_pieces(
 /// One `partialArgs` piece: `{jsonPath, stringValue | numberValue |
 /// boolValue | nullValue, willContinue?}`. A string value is appended to a
 /// string already at the path (strings arrive in pieces).
-fn apply_piece(args: &mut Value, piece: &Value) -> Result<(), String> {
+fn apply_piece(args: &mut Value, piece: &Value, edits: &mut Vec<Edit>) -> Result<(), String> {
     let path = piece
         .get("jsonPath")
         .and_then(Value::as_str)
         .ok_or("a partialArgs piece without jsonPath")?;
     let steps = parse_path(path)?;
-    let slot = locate(args, &steps).map_err(|e| format!("jsonPath {}: {e}", quoted(path)))?;
-    if let Some(s) = piece.get("stringValue").and_then(Value::as_str) {
-        match slot {
-            Value::String(existing) => existing.push_str(s),
-            other => *other = Value::String(s.to_string()),
+    let slot =
+        locate(args, &steps, edits).map_err(|e| format!("jsonPath {}: {e}", quoted(path)))?;
+    let value = if let Some(s) = piece.get("stringValue").and_then(Value::as_str) {
+        if let Value::String(existing) = slot {
+            existing.push_str(s);
+            edits.push(Edit::Append(steps, s.to_string()));
+            return Ok(());
         }
+        Value::String(s.to_string())
     } else if let Some(n) = piece.get("numberValue") {
-        *slot = number(n)
-            .ok_or_else(|| format!("jsonPath {}: numberValue is not a number", quoted(path)))?;
+        number(n)
+            .ok_or_else(|| format!("jsonPath {}: numberValue is not a number", quoted(path)))?
     } else if let Some(b) = piece.get("boolValue").and_then(Value::as_bool) {
-        *slot = Value::Bool(b);
+        Value::Bool(b)
     } else if piece.get("nullValue").is_some() {
-        *slot = Value::Null;
+        Value::Null
     } else if slot.is_null() {
         // A piece with no value (only willContinue): the path exists.
-        *slot = Value::String(String::new());
-    }
+        Value::String(String::new())
+    } else {
+        return Ok(());
+    };
+    *slot = value.clone();
+    edits.push(Edit::Set(steps, value));
     Ok(())
 }
 
@@ -63,12 +72,6 @@ fn number(n: &Value) -> Option<Value> {
     } else {
         Number::from_f64(f).map(Value::Number)
     }
-}
-
-#[derive(Debug, PartialEq)]
-enum Step {
-    Key(String),
-    Index(usize),
 }
 
 /// Parses `$.a.b[0]['c d']`.
@@ -113,12 +116,22 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
     Ok(steps)
 }
 
-/// The value at `steps`, created (objects, arrays, null leaf) as needed. An
-/// array index may be at most one past the end, so memory stays bounded by
-/// the input.
-fn locate<'a>(root: &'a mut Value, steps: &[Step]) -> Result<&'a mut Value, String> {
+/// The value at `steps`, created (objects, arrays, null leaf) as needed;
+/// each object or array made is added to `edits`. An array index may be at
+/// most one past the end, so memory stays bounded by the input.
+fn locate<'a>(
+    root: &'a mut Value,
+    steps: &[Step],
+    edits: &mut Vec<Edit>,
+) -> Result<&'a mut Value, String> {
     let mut cur = root;
-    for step in steps {
+    for (depth, step) in steps.iter().enumerate() {
+        let made = |edits: &mut Vec<Edit>, empty: Value| {
+            edits.push(Edit::Set(
+                steps.get(..depth).unwrap_or_default().to_vec(),
+                empty,
+            ));
+        };
         cur = match step {
             Step::Key(k) => {
                 if !cur.is_object() {
@@ -129,6 +142,7 @@ fn locate<'a>(root: &'a mut Value, steps: &[Step]) -> Result<&'a mut Value, Stri
                         ));
                     }
                     *cur = Value::Object(Map::new());
+                    made(edits, Value::Object(Map::new()));
                 }
                 match cur {
                     Value::Object(m) => m.entry(k.clone()).or_insert(Value::Null),
@@ -141,6 +155,7 @@ fn locate<'a>(root: &'a mut Value, steps: &[Step]) -> Result<&'a mut Value, Stri
                         return Err(format!("[{i}] is inside a value that is not an array"));
                     }
                     *cur = Value::Array(Vec::new());
+                    made(edits, Value::Array(Vec::new()));
                 }
                 match cur {
                     Value::Array(a) => {
@@ -166,7 +181,7 @@ mod tests {
     fn build(pieces: &[Value]) -> Result<Value, String> {
         let mut args = json!({});
         for p in pieces {
-            apply_piece(&mut args, p)?;
+            apply_piece(&mut args, p, &mut Vec::new())?;
         }
         Ok(args)
     }

@@ -7,6 +7,7 @@ use super::partial_args::apply_pieces;
 use super::{map_finish_reason, map_usage, NAME};
 use crate::accumulate::{Accumulator, Delta};
 use crate::framing::Frame;
+use crate::json::partial::Edit;
 use crate::model::provider_data::provider_data;
 use crate::model::ProviderData;
 use crate::providers::{FrameFailure, FrameStream};
@@ -219,14 +220,19 @@ impl TurnState {
                 Some(a @ Value::Object(_)) => a,
                 _ => Value::Object(Map::new()),
             };
-            let mut ok = true;
+            let mut edits = Vec::new();
             if let Some(Value::Array(pieces)) = call.remove("partialArgs") {
-                ok = apply_pieces(&mut args, pieces, slot, out);
-            }
-            if !ok {
-                return;
+                if !apply_pieces(&mut args, pieces, slot, out, &mut edits) {
+                    return;
+                }
             }
             if will_continue {
+                // (For progress events: the arguments so far, as patches.)
+                let whole = Edit::Set(Vec::new(), args.clone());
+                out.push(Delta::ToolEdits {
+                    slot,
+                    edits: vec![whole],
+                });
                 self.streamed = Some(StreamedCall { slot, args });
             } else {
                 end_call(slot, crate::json::json_text(&args), out);
@@ -246,8 +252,15 @@ impl TurnState {
             });
         }
         if let Some(Value::Array(pieces)) = call.remove("partialArgs") {
-            if !apply_pieces(&mut open.args, pieces, open.slot, out) {
+            let mut edits = Vec::new();
+            if !apply_pieces(&mut open.args, pieces, open.slot, out, &mut edits) {
                 return;
+            }
+            if !edits.is_empty() {
+                out.push(Delta::ToolEdits {
+                    slot: open.slot,
+                    edits,
+                });
             }
         }
         if will_continue {
@@ -353,6 +366,60 @@ mod tests {
             r#"{"promptFeedback":{"blockReason":"OTHER"}}"#,
         );
         assert!(matches!(res, Err(Error::ContentFilter { .. })));
+    }
+
+    /// Vertex AI's `partialArgs`: each frame's patches are a progress event
+    /// with no new text and the patched value; the text comes whole last.
+    #[test]
+    fn partial_args_make_progress_events_of_the_patched_value() {
+        let body = sse(&[
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.path","stringValue":"a.txt"},{"jsonPath":"$.lines[0]","stringValue":"he","willContinue":true}],"willContinue":true}}]}}]}"#,
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.lines[0]","stringValue":"llo"},{"jsonPath":"$.n","numberValue":2}],"willContinue":true}}]}}]}"#,
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}"#,
+        ]);
+        let mut d =
+            StreamDecoder::new(Provider::Gemini).with_partial_events(crate::PartialEvents {
+                tools: true,
+                output: false,
+            });
+        let mut events = Vec::new();
+        d.feed(&body, &mut events).unwrap();
+        d.finish(&mut events).unwrap();
+        let got: Vec<(String, Option<serde_json::Value>)> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolCallDelta {
+                    arguments_delta,
+                    partial,
+                    ..
+                } => Some((arguments_delta.clone(), partial.clone())),
+                _ => None,
+            })
+            .collect();
+        use serde_json::json;
+        let whole = r#"{"path":"a.txt","lines":["hello"],"n":2}"#;
+        assert_eq!(
+            got,
+            [
+                (
+                    String::new(),
+                    Some(json!({"path": "a.txt", "lines": ["he"]}))
+                ),
+                (
+                    String::new(),
+                    Some(json!({"path": "a.txt", "lines": ["hello"], "n": 2}))
+                ),
+                (
+                    whole.to_string(),
+                    Some(json!({"path": "a.txt", "lines": ["hello"], "n": 2}))
+                ),
+            ]
+        );
+        assert!(matches!(&events[0], StreamEvent::ToolCallStart { name, .. } if name == "f"));
+        assert!(
+            matches!(events.iter().find(|e| matches!(e, StreamEvent::ToolCall { .. })),
+                Some(StreamEvent::ToolCall { call, .. }) if call.arguments == whole)
+        );
     }
 
     #[test]
