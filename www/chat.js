@@ -186,6 +186,9 @@ export class Chat {
       }
     } finally {
       for (const b of ui.chat.querySelectorAll(".streaming")) b.classList.remove("streaming");
+      // Calls still streaming when the turn failed or stopped: the failure
+      // lists what they received (failed()); they never become calls.
+      for (const c of ui.chat.querySelectorAll(".card.partial")) c.remove();
       for (const box of ui.chat.querySelectorAll(".approval")) box.remove();
       this.asking.clear();
       this.decided.clear();
@@ -213,7 +216,8 @@ export class Chat {
   async run(options, signal) {
     const request = options.responseFormat
       ? { messages: this.messages, responseFormat: options.responseFormat }
-      : { messages: this.messages, tools: RUN_TOOLS };
+      : // Progress: each call's card from its first bytes (view.js).
+        { messages: this.messages, tools: RUN_TOOLS, partial: { tools: true } };
     const run = this.client((n) => this.attempt(n)).run({
       ...request,
       maxTokens: 1024,

@@ -144,6 +144,8 @@ export class Transcript {
     this.column = column;
     this.bubble = null;
     this.thinking = null;
+    /** Cards of calls still streaming (`partial: { tools: true }`), by id. */
+    this.streaming = new Map();
   }
   /** Applies one event; returns the card for a tool_call. */
   event(ev) {
@@ -155,10 +157,45 @@ export class Transcript {
       this.endBubble();
       this.thinking ??= this.column.add(el("div", "reasoning"));
       this.thinking.textContent += ev.text;
+    } else if (ev.type === "tool_call_start") {
+      // A progress event: the card shows what streams, and cannot run.
+      this.endBubble();
+      this.thinking = null;
+      const card = this.column.add(
+        toolCard({ ...ev, arguments: "{}" }, "streaming · not runnable yet"),
+      );
+      card.classList.add("partial");
+      this.streaming.set(ev.id, { card, partial: undefined, drawn: true });
+    } else if (ev.type === "tool_call_delta") {
+      // The arguments so far (a path shows before the content that follows
+      // it), drawn at most once a frame.
+      const s = this.streaming.get(ev.id);
+      if (s) {
+        s.partial = ev.partial;
+        if (s.drawn) {
+          s.drawn = false;
+          requestAnimationFrame(() => {
+            s.drawn = true;
+            if (s.card.classList.contains("partial"))
+              s.card.querySelector("pre.args").textContent = JSON.stringify(
+                s.partial ?? {},
+                null,
+                2,
+              );
+          });
+        }
+      }
     } else if (ev.type === "tool_call") {
       this.endBubble();
       this.thinking = null;
-      return this.column.add(toolCard(ev.call, "whole · not run yet"));
+      const s = this.streaming.get(ev.call.id);
+      this.streaming.delete(ev.call.id);
+      if (!s) return this.column.add(toolCard(ev.call, "whole · not run yet"));
+      // Whole: only now is it a call.
+      s.card.classList.remove("partial");
+      s.card.querySelector("pre.args").textContent = pretty(ev.call.arguments);
+      setCardState(s.card, "whole · not run yet");
+      return s.card;
     } else if (ev.type === "warning") {
       this.column.add(el("div", "meta warn", `warning ${ev.code}: ${ev.message}`));
     }
@@ -171,6 +208,13 @@ export class Transcript {
   /** After a stream, with the final response: usage, finish, sources. */
   finish(response) {
     this.endBubble();
+    // Calls that streamed and never came whole: cut off, never runnable.
+    for (const { card } of this.streaming.values()) {
+      card.classList.remove("partial");
+      card.classList.add("incomplete");
+      setCardState(card, "cut off · never runnable", "err");
+    }
+    this.streaming.clear();
     this.column.add(el("div", "meta", finishLine(response)));
     const sources = sourcesOf(response);
     if (sources.length) {

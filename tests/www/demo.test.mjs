@@ -162,6 +162,48 @@ test("direct route: client.run draws each step, and each tool's result with its 
   await page.close();
 });
 
+test("direct route: a call's card streams its arguments, and is runnable only once whole", async () => {
+  const { page, errors } = await demo.open("anthropic");
+  await page.selectOption("#route", "direct");
+  // Every state and arguments text each card shows, in order.
+  await page.evaluate(() => {
+    window.seen = [];
+    new MutationObserver(() => {
+      for (const card of document.querySelectorAll("#chat .card[data-call]"))
+        window.seen.push([
+          card.dataset.call,
+          card.querySelector(".state").textContent,
+          card.querySelector("pre.args").textContent,
+          card.classList.contains("partial"),
+        ]);
+    }).observe(document.getElementById("chat"), {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
+  });
+  await ask(page, "What is the weather in Lima?");
+  await statusMatches(page, /^finish: stop/);
+  const seen = await page.evaluate(() => window.seen);
+  const [{ name, state, args }] = await cards(page);
+  assert.deepEqual([name, state], ["get_weather", "done"]);
+  const id = await page.$eval("#chat .card[data-call]", (c) => c.dataset.call);
+  const mine = seen.filter(([call]) => call === id);
+  const streaming = mine.filter(([, , , s]) => s);
+  assert.ok(streaming.length > 0, "the card was drawn while the call streamed");
+  assert.ok(streaming.every(([, st]) => st === "streaming · not runnable yet"));
+  const firstWhole = mine.findIndex(([, st]) => st === "whole · not run yet");
+  const firstRun = mine.findIndex(([, st]) => st === "running…");
+  assert.ok(
+    mine.findIndex(([, , , s]) => s) < firstWhole && firstWhole < firstRun,
+    "streaming, whole, then run",
+  );
+  assert.ok(mine.slice(firstRun).every(([, , , s]) => !s));
+  assert.equal(args.city, "Lima");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("direct route: convert_units asks first; Approve runs it, Deny answers the model", async () => {
   const { page, errors } = await demo.open("openai");
   await page.selectOption("#route", "direct");
