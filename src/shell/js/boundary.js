@@ -62,7 +62,8 @@
 // there; a path lists keys and indices. decoded() applies them to the value
 // it keeps for the call (by its index) or the answer, copying only the
 // objects and arrays on the paths, and hands the result out as `partial`:
-// a new value per event that shares what did not change.
+// a new value when an edit changed it (the same one for an event without
+// edits), sharing what did not change.
 // Every other string (ids and names, a warning's code and message,
 // incompleteToolCalls' arguments, providerData) stays in the JSON. The
 // finish event's response is compact: without

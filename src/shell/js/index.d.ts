@@ -200,9 +200,10 @@ export type Response = {
 /**
  * A value read from JSON that is still streaming: each string a prefix of
  * its final text; numbers, `true`, `false`, `null` and keys only once
- * whole; open objects and arrays closed. A new value per event, sharing
- * the parts that did not change with the one before (never changed after
- * it is handed out).
+ * whole; open objects and arrays closed. A new value whenever it changed,
+ * sharing the parts that did not change with the one before; the same
+ * value when a piece changed nothing (half an escape, a `:`). Never
+ * changed after it is handed out.
  */
 export type PartialJson = unknown;
 
