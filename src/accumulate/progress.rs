@@ -98,9 +98,10 @@ impl Tracker {
 
     /// The events of a call whose id, name or arguments grew (`ending`: it
     /// is about to be handed out whole): its `tool_call_start`, once its
-    /// name is known and it has an id (made now with `new_id` when
-    /// arguments come without one, as for Gemini), then a `tool_call_delta`
-    /// with its arguments since the last one. Returns whether it pushed any.
+    /// name and its id are known (a call the provider gives no id starts
+    /// at its end, with the id made for it by `new_id`), then a
+    /// `tool_call_delta` with its arguments since the last one. Returns
+    /// whether it pushed any.
     pub(crate) fn call(
         &mut self,
         call: CallView<'_>,
@@ -149,7 +150,10 @@ impl Tracker {
         }
         let name = call.name?;
         if call.id.is_none() {
-            if call.arguments.is_empty() && !ending {
+            // A call without its id yet starts only when it ends (with the
+            // id made for it then): an id made earlier would replace one
+            // that comes later, and the provider needs its own back.
+            if !ending {
                 return None;
             }
             *call.id = Some(new_id());
@@ -180,8 +184,7 @@ impl Tracker {
     ) -> bool {
         let before = out.len();
         let mut call = call;
-        // (Patches mean arguments are coming: the call may start now.)
-        if let Some(index) = self.start(&mut call, true, new_id, raw, out) {
+        if let Some(index) = self.start(&mut call, false, new_id, raw, out) {
             let partial = if self.config.edits {
                 self.edits.push(edits);
                 None
@@ -376,11 +379,14 @@ mod tests {
     }
 
     #[test]
-    fn a_call_without_an_id_gets_its_id_at_its_first_arguments() {
-        let events = decode(&stream(None, &["", "{}"], "tool_calls"), TOOLS);
+    fn a_call_without_an_id_starts_at_its_end_with_the_id_made_for_it() {
+        let events = decode(&stream(None, &["{", "}"], "tool_calls"), TOOLS);
         let got = summary(&events);
-        assert_eq!(got[0].0, "start 0");
-        assert_eq!(got[0].1, "skyl00001");
+        assert_eq!(
+            got[0],
+            ("start 0".into(), "skyl00001".into(), "write_file".into())
+        );
+        assert_eq!(got[1].0, "delta {}");
         assert_eq!(got[2], ("call".into(), "skyl00001".into(), "{}".into()));
         // No arguments at all: "{}", in one delta at the end.
         let got = summary(&decode(&stream(None, &[], "tool_calls"), TOOLS));

@@ -1,6 +1,5 @@
 //! The consistency rule of progress events' `partial` values, shared by the
-//! unit tests of `json/partial.rs`, `tests/partial_events.rs` and the fuzz
-//! checks.
+//! unit tests of `json/partial.rs` and `tests/partial_events.rs`.
 
 use serde_json::Value;
 
