@@ -58,8 +58,8 @@ impl Tracker {
         std::mem::take(&mut self.edits)
     }
 
-    /// Reads `text` into `reader`: the event's `partial` (`None` when edits
-    /// are kept instead), or nothing if the value did not change and
+    /// Reads `text` into `reader`: the event's `partial` (see
+    /// [`Self::partial`]), or nothing if the value did not change and
     /// `always` is false.
     fn read(
         &mut self,
@@ -67,17 +67,23 @@ impl Tracker {
         text: &str,
         always: bool,
     ) -> Option<Option<Value>> {
+        let mut edits = Vec::new();
+        reader.read(text, Some(&mut edits));
+        if edits.is_empty() && !always {
+            return None;
+        }
+        Some(self.partial(reader, edits))
+    }
+
+    /// An event's `partial` after `edits`: with `config.edits`, `None` and
+    /// the edits kept for the boundary; else the value, edited.
+    fn partial(&mut self, reader: &mut PartialJson, edits: Vec<Edit>) -> Option<Value> {
         if self.config.edits {
-            let mut edits = Vec::new();
-            let changed = reader.read(text, Some(&mut edits));
-            if !changed && !always {
-                return None;
-            }
             self.edits.push(edits);
-            Some(None)
+            None
         } else {
-            let changed = reader.read(text, None);
-            (changed || always).then(|| reader.value().cloned())
+            reader.apply(edits);
+            reader.value().cloned()
         }
     }
 
@@ -121,9 +127,7 @@ impl Tracker {
         let p = call.progress;
         if let Some(delta) = call.arguments.get(p.sent..).filter(|d| !d.is_empty()) {
             p.sent = call.arguments.len();
-            let mut reader = std::mem::take(&mut p.reader);
-            let partial = self.read(&mut reader, delta, true).flatten();
-            p.reader = reader;
+            let partial = self.read(&mut p.reader, delta, true).flatten();
             out.push(StreamEvent::ToolCallDelta {
                 id: call.id.clone().unwrap_or_default(),
                 index,
@@ -185,14 +189,7 @@ impl Tracker {
         let before = out.len();
         let mut call = call;
         if let Some(index) = self.start(&mut call, false, new_id, raw, out) {
-            let partial = if self.config.edits {
-                self.edits.push(edits);
-                None
-            } else {
-                let reader = &mut call.progress.reader;
-                reader.apply(edits);
-                reader.value().cloned()
-            };
+            let partial = self.partial(&mut call.progress.reader, edits);
             out.push(StreamEvent::ToolCallDelta {
                 id: call.id.clone().unwrap_or_default(),
                 index,

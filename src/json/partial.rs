@@ -180,8 +180,9 @@ impl PartialJson {
         changed
     }
 
-    /// Applies edits made elsewhere (patches a provider sent instead of
-    /// text) to the value so far; text read later starts a new value.
+    /// Applies edits to the value so far: those [`Self::read`] gave out, or
+    /// patches a provider sent instead of text (then text read later starts
+    /// a new value).
     pub(crate) fn apply(&mut self, edits: Vec<Edit>) {
         for edit in edits {
             apply(&mut self.value, edit);

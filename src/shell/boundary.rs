@@ -168,23 +168,20 @@ fn write_edits(o: &mut Obj, edits: Vec<Edit>) {
     let mut list = o.array("edits");
     for edit in edits {
         let mut e = list.array();
-        let (code, path) = match &edit {
-            Edit::Set(path, _) => ("0", path),
-            Edit::Append(path, _) => ("1", path),
+        let (code, path, value) = match edit {
+            Edit::Set(path, v) => ("0", path, v),
+            Edit::Append(path, text) => ("1", path, Value::String(text)),
         };
         e.json(code);
         let mut p = e.array();
-        for step in path {
+        for step in &path {
             match step {
                 Step::Key(k) => p.str(k),
                 Step::Index(n) => p.json(&n.to_string()),
             }
         }
         drop(p);
-        match &edit {
-            Edit::Set(_, v) => e.value(v),
-            Edit::Append(_, text) => e.str(text),
-        }
+        e.value(&value);
     }
 }
 
