@@ -159,7 +159,7 @@ pub mod openai {
 pub mod __shell {
     pub use crate::shell::{
         boundary_version, encode, expand_result, http_error, response, validate, BoundaryLoop,
-        BoundaryRun, BoundaryStream,
+        BoundaryRun, BoundaryStream, Expansion,
     };
     /// The `#[wasm_bindgen]` exports (the feature `npm`).
     #[cfg(all(target_arch = "wasm32", feature = "npm"))]

@@ -7,8 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 use serde_json::Value;
-use skyl::__shell::expand_result;
 use skyl::__shell::wasm::{validate, Run};
+use skyl::__shell::{expand_result, Expansion};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -54,7 +54,7 @@ fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
     assert_eq!(run.start(), TAKE);
     assert_eq!(run.responded(200, "[]", 0.0), READ);
     let mut events = Vec::new();
-    let mut sent = Vec::new();
+    let mut sent = Expansion::default();
     let mut last = Value::Null;
     let mut deliver = |run: &mut Run, step: u32, events: &mut Vec<Value>| -> u32 {
         if step != DELIVER {

@@ -33,6 +33,11 @@ impl Out {
         Obj::open(self)
     }
 
+    /// The top-level array.
+    pub(crate) fn array(&mut self) -> Arr<'_> {
+        Arr::open(self)
+    }
+
     /// Text that is already JSON.
     pub(crate) fn json(&mut self, text: &str) {
         self.buf.extend_from_slice(text.as_bytes());
@@ -272,6 +277,11 @@ impl<'a> Arr<'a> {
     #[allow(dead_code)] // (a one-adapter build may leave it unused)
     pub(crate) fn value(&mut self, v: &Value) {
         self.item().value(v);
+    }
+
+    /// A non-negative integer element.
+    pub(crate) fn uint(&mut self, n: u64) {
+        self.item().uint(n);
     }
 
     /// An element that is already JSON text.

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The version of this format. The JS half (`js/boundary.js`) has its own
 /// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
 /// differs: bump both together whenever the format changes.
-pub(crate) const BOUNDARY_VERSION: u32 = 5;
+pub(crate) const BOUNDARY_VERSION: u32 = 6;
 
 /// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {
@@ -18,7 +18,7 @@ pub fn boundary_version() -> u32 {
 use super::{error_info, error_json, provider_named};
 use crate::error::Error;
 use crate::json::partial::{Edit, Step};
-use crate::json::write::{object_text, push_decimal, Obj, Out};
+use crate::json::write::{object_text, push_decimal, Arr, Out};
 use crate::model::to_json;
 use crate::model::{Part, StreamEvent};
 use crate::providers::Provider;
@@ -85,26 +85,23 @@ fn write_event(
                 .uint("index", index as u64)
                 .str("raw", "");
         }
+        // Progress events are arrays, with no names or ids (JS has the
+        // id from the call's `tool_call_start`): one per frame, so small.
         StreamEvent::ToolCallDelta {
-            id,
             index,
             arguments_delta,
             ..
         } => {
             push_str(&arguments_delta, strs, lens);
-            let mut o = w.object();
-            o.str("type", "tool_call_delta")
-                .str("id", &id)
-                .uint("index", index as u64)
-                .str("argumentsDelta", "");
-            write_edits(&mut o, edits.next().unwrap_or_default());
-            o.str("raw", "");
+            let mut a = w.array();
+            a.json("2");
+            a.uint(index as u64);
+            write_edits(&mut a, edits.next().unwrap_or_default(), strs, lens);
         }
         StreamEvent::OutputDelta { .. } => {
-            let mut o = w.object();
-            o.str("type", "output_delta");
-            write_edits(&mut o, edits.next().unwrap_or_default());
-            o.str("raw", "");
+            let mut a = w.array();
+            a.json("3");
+            write_edits(&mut a, edits.next().unwrap_or_default(), strs, lens);
         }
         StreamEvent::Usage { usage, .. } => {
             let mut o = w.object();
@@ -161,37 +158,57 @@ fn write_event(
 }
 
 /// A progress event's edits, which JS applies to the value it keeps for
-/// the call (or the answer): `"edits": [[0, path, value] | [1, path, text]]`,
-/// 0 setting the value at the path, 1 appending text to the string there;
-/// a path is an array of keys and indices.
-fn write_edits(o: &mut Obj, edits: Vec<Edit>) {
-    let mut list = o.array("edits");
+/// the call (or the answer): `[[0, path, value] | [1, path]]`, 0 setting
+/// the value at the path, 1 appending text to the string there (the text
+/// is among the event's strings, in order, so it is never escaped); a path
+/// is an array of keys and indices.
+fn write_edits(a: &mut Arr, edits: Vec<Edit>, strs: &mut String, lens: &mut Vec<usize>) {
+    let mut list = a.array();
     for edit in edits {
         let mut e = list.array();
-        let (code, path, value) = match edit {
-            Edit::Set(path, v) => ("0", path, v),
-            Edit::Append(path, text) => ("1", path, Value::String(text)),
+        let path = match &edit {
+            Edit::Set(path, _) => {
+                e.json("0");
+                path
+            }
+            Edit::Append(path, _) => {
+                e.json("1");
+                path
+            }
         };
-        e.json(code);
         let mut p = e.array();
-        for step in &path {
+        for step in path {
             match step {
                 Step::Key(k) => p.str(k),
-                Step::Index(n) => p.json(&n.to_string()),
+                Step::Index(n) => p.uint(*n as u64),
             }
         }
         drop(p);
-        e.value(&value);
+        match edit {
+            Edit::Set(_, v) => e.value(&v),
+            Edit::Append(_, text) => push_str(&text, strs, lens),
+        }
     }
+}
+
+/// What [`expand_result`] carries from one result of a decoder to the
+/// next, as the JS shell does: the arguments of its `tool_call` events, and
+/// the ids of its calls by progress index (from their `tool_call_start`).
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// The arguments of the `tool_call` events so far, in order.
+    pub sent: Vec<String>,
+    /// Each started call's id, at its progress index.
+    pub ids: Vec<Value>,
 }
 
 /// Expands a [`BoundaryStream`] result the way the JS shell does: the events
 /// with their strings put back (see [`BoundaryStream::feed`]; `""` is a result
-/// without events). `sent` carries the arguments of the decoder's
-/// `tool_call` events from one result to the next. `None` if the result is
+/// without events), progress events as objects whose `edits` hold their
+/// text (their `partial` is left to the reader). `None` if the result is
 /// malformed or leaves strings unused. For Rust consumers of the JSON
 /// boundary, and the tests that hold both sides to one contract.
-pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
+pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
     if result.is_empty() {
         return Some(serde_json::json!({ "events": [] }));
     }
@@ -212,12 +229,17 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
         at += n;
         Some(Value::from(text))
     };
+    let Expansion { sent, ids } = state;
     let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
     for ev in out.get_mut("events")?.as_array_mut()? {
         if let Some(kind) = ev.as_u64() {
             let kind = if kind == 0 { "text" } else { "reasoning" };
             let raw = next()?;
             *ev = serde_json::json!({ "type": kind, "text": next()?, "raw": raw });
+            continue;
+        }
+        if let Some(a) = ev.as_array() {
+            *ev = expand_progress(a, ids, &mut next)?;
             continue;
         }
         let ev = ev.as_object_mut()?;
@@ -230,8 +252,12 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
                     .as_object_mut()?
                     .insert("arguments".into(), arguments);
             }
-            Some("tool_call_delta") => {
-                ev.insert("argumentsDelta".into(), next()?);
+            Some("tool_call_start") => {
+                let index = usize::try_from(ev.get("index")?.as_u64()?).ok()?;
+                if ids.len() <= index {
+                    ids.resize(index + 1, Value::Null);
+                }
+                *ids.get_mut(index)? = ev.get("id")?.clone();
             }
             Some("finish") => {
                 let parts = ev
@@ -263,6 +289,46 @@ pub fn expand_result(result: &str, sent: &mut Vec<String>) -> Option<Value> {
         }
     }
     (k == lens.len() && at == units.len()).then_some(out)
+}
+
+/// A progress event written as an array (`[2, index, edits]`, `[3,
+/// edits]`; see [`write_edits`]) as the object JS makes of it, without its
+/// `partial`: `edits` in their v5 form, `[op, path, value or text]`.
+fn expand_progress(
+    a: &[Value],
+    ids: &[Value],
+    next: &mut impl FnMut() -> Option<Value>,
+) -> Option<Value> {
+    let raw = next()?;
+    let mut ev = serde_json::Map::new();
+    let edits = match a {
+        [kind, index, edits] if kind == 2 => {
+            ev.insert("type".into(), "tool_call_delta".into());
+            ev.insert(
+                "id".into(),
+                ids.get(usize::try_from(index.as_u64()?).ok()?)?.clone(),
+            );
+            ev.insert("index".into(), index.clone());
+            ev.insert("argumentsDelta".into(), next()?);
+            edits
+        }
+        [kind, edits] if kind == 3 => {
+            ev.insert("type".into(), "output_delta".into());
+            edits
+        }
+        _ => return None,
+    };
+    let mut list = Vec::new();
+    for e in edits.as_array()? {
+        list.push(match e.as_array()?.as_slice() {
+            [op, path] if op == 1 => serde_json::json!([1, path, next()?]),
+            [op, path, value] if op == 0 => serde_json::json!([0, path, value]),
+            _ => return None,
+        });
+    }
+    ev.insert("edits".into(), Value::Array(list));
+    ev.insert("raw".into(), raw);
+    Some(Value::Object(ev))
 }
 
 /// A stream decoder whose results are JSON.
@@ -490,11 +556,11 @@ mod tests {
     /// A decoder result with its strings put back, as the JS shell does,
     /// after checking that no payload is inside the JSON part; `calls`
     /// carries the `tool_call` arguments across one decoder's results.
-    fn rebuild_with(s: &str, calls: &mut Vec<String>) -> Value {
+    fn rebuild_with(s: &str, calls: &mut Expansion) -> Value {
         if let Some((json, _)) = s.split_once('\0') {
             for ev in v(json)["events"].as_array().unwrap() {
                 assert!(
-                    ev.is_u64() || ev["raw"] == "",
+                    ev.is_u64() || ev.is_array() || ev["raw"] == "",
                     "payloads are not inside the JSON"
                 );
             }
@@ -503,7 +569,7 @@ mod tests {
     }
 
     fn rebuild(s: &str) -> Value {
-        rebuild_with(s, &mut Vec::new())
+        rebuild_with(s, &mut Expansion::default())
     }
 
     #[cfg(feature = "openai")]
@@ -555,13 +621,13 @@ mod tests {
                 let (events, _) = StreamDecoder::decode_all(p, &body);
                 let mut d = BoundaryStream::new(provider, None).unwrap();
                 let mut got = Vec::new();
-                let mut calls: Vec<String> = Vec::new();
+                let mut calls = Expansion::default();
                 for chunk in body.chunks(997) {
                     let out = rebuild_with(&d.feed(chunk), &mut calls);
                     got.extend(out["events"].as_array().unwrap().clone());
                 }
                 let end = rebuild_with(&d.finish(), &mut calls);
-                if !calls.is_empty() && end.get("error").is_none() {
+                if !calls.sent.is_empty() && end.get("error").is_none() {
                     from_events += usize::from(end["argsFromEvents"] == true);
                 }
                 got.extend(end["events"].as_array().unwrap().clone());
@@ -614,7 +680,7 @@ mod tests {
         let frame = |text: &str| {
             format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
         };
-        let mut calls = Vec::new();
+        let mut calls = Expansion::default();
         let small = rebuild_with(&d.feed(frame("Hi").as_bytes()), &mut calls);
         assert_eq!(small["events"][0]["text"], "Hi");
         let kept = d.writer.scratch.strs.capacity();
@@ -631,6 +697,105 @@ mod tests {
         assert_eq!(out["events"][0]["text"], large.as_str());
         assert!(d.writer.scratch.strs.capacity() <= Scratch::KEEP);
         assert!(d.writer.scratch.out.is_empty() && d.writer.scratch.lens.is_empty());
+    }
+
+    /// Applies a progress event's expanded edits (`[op, path, value or
+    /// text]`) to `value`, as `boundary.js` does.
+    fn apply_edits(value: &mut Value, edits: &Value) {
+        for e in edits.as_array().unwrap() {
+            let path = e[1].as_array().unwrap();
+            let mut at = &mut *value;
+            for step in path {
+                if let (Value::Array(items), Some(i)) = (&mut *at, step.as_u64()) {
+                    // A new element is pushed.
+                    if i as usize == items.len() {
+                        items.push(Value::Null);
+                    }
+                }
+                at = match step.as_u64() {
+                    Some(i) => &mut at[i as usize],
+                    None => &mut at[step.as_str().unwrap()],
+                };
+            }
+            if e[0] == 0 {
+                *at = e[2].clone();
+            } else {
+                let s = format!("{}{}", at.as_str().unwrap(), e[2].as_str().unwrap());
+                *at = Value::from(s);
+            }
+        }
+    }
+
+    /// Every recorded stream with calls, through the run the JS shell
+    /// drives, with progress asked: each delta names its call's id (from its
+    /// start, by index), the deltas join to the call's arguments, and the
+    /// edits, applied in order, make the arguments' value.
+    #[cfg(all(feature = "openai", feature = "anthropic", feature = "gemini"))]
+    #[test]
+    fn progress_events_cross_as_arrays_whose_edits_make_the_arguments() {
+        use super::super::BoundaryRun;
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance");
+        let request = r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"x"}]}],
+            "tools":[{"name":"t","parameters":{"type":"object"}}],"partial":{"tools":true}}"#;
+        let mut checked = 0;
+        for provider in ["openai", "openaicompat", "anthropic", "gemini", "responses"] {
+            for entry in std::fs::read_dir(dir.join(provider)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().and_then(|e| e.to_str()) != Some("sse") {
+                    continue;
+                }
+                let body = std::fs::read(&path).unwrap();
+                let config = format!(
+                    r#"{{"provider":"{provider}","apiKey":"k","model":"m","baseURL":"http://127.0.0.1:1/v1"}}"#
+                );
+                let mut run = BoundaryRun::new(&config, request, true, 0, 0.0, 0.0, 0.0, 1.0);
+                assert_eq!(run.start(), 1, "{}", run.take_output());
+                assert_eq!(run.responded(200, "[]", 0.0), 0, "READ");
+                let mut state = Expansion::default();
+                let mut events = Vec::new();
+                let mut deliver = |run: &mut BoundaryRun, mut step: u32| {
+                    while step == 4 {
+                        let out = expand_result(&run.take_output(), &mut state).unwrap();
+                        events.extend(out["events"].as_array().unwrap().clone());
+                        step = run.delivered();
+                    }
+                };
+                for chunk in body.chunks(97) {
+                    let step = run.feed(chunk);
+                    deliver(&mut run, step);
+                }
+                let step = run.ended();
+                deliver(&mut run, step);
+                let (mut ids, mut texts, mut values) = (Vec::new(), Vec::new(), Vec::new());
+                for ev in &events {
+                    let at = |ev: &Value| ev["index"].as_u64().unwrap() as usize;
+                    match ev["type"].as_str().unwrap() {
+                        "tool_call_start" => {
+                            assert_eq!(at(ev), ids.len(), "{}", path.display());
+                            ids.push(ev["id"].clone());
+                            texts.push(String::new());
+                            values.push(Value::Null);
+                        }
+                        "tool_call_delta" => {
+                            let i = at(ev);
+                            assert_eq!(ev["id"], ids[i], "{}", path.display());
+                            texts[i].push_str(ev["argumentsDelta"].as_str().unwrap());
+                            apply_edits(&mut values[i], &ev["edits"]);
+                        }
+                        "tool_call" => {
+                            let i = ids.iter().position(|id| *id == ev["call"]["id"]).unwrap();
+                            let args = ev["call"]["arguments"].as_str().unwrap();
+                            assert_eq!(texts[i], args, "{}", path.display());
+                            assert_eq!(values[i], v(args), "{}", path.display());
+                            checked += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "{checked} calls");
     }
 
     /// An error after an event says so, whatever its kind: the JS half

@@ -19,7 +19,7 @@ pub(crate) mod wasm;
 
 use serde_json::Value;
 
-pub use boundary::{boundary_version, expand_result, BoundaryStream};
+pub use boundary::{boundary_version, expand_result, BoundaryStream, Expansion};
 pub use run::BoundaryRun;
 pub use tool_loop::BoundaryLoop;
 

@@ -52,18 +52,19 @@
 //     `tool_call` events, in order (the core emits one per tool-call part,
 //     with the same arguments; the flag is set when the counts agree), kept
 //     across results in the run's `sent`;
-//   - a `tool_call_delta` event (`{"type":"tool_call_delta","id","index",
-//     "argumentsDelta":"","edits":[..]}`): then its `argumentsDelta`;
-//   - `usage`, `warning`, `tool_call_start` and `output_delta` events:
-//     nothing more.
-// A progress event's `edits` (`tool_call_delta`, `output_delta`) say how
-// the value read so far changed: `[0, path, value]` sets the value at the
-// path (the whole value for `[]`), `[1, path, text]` appends to the string
-// there; a path lists keys and indices. decoded() applies them to the value
-// it keeps for the call (by its index) or the answer, copying only the
-// objects and arrays on the paths, and hands the result out as `partial`:
-// a new value when an edit changed it (the same one for an event without
-// edits), sharing what did not change.
+//   - a progress event, written as an array: `[2, index, edits]` for a
+//     `tool_call_delta` (its id is that of the call's `tool_call_start`,
+//     by index), then its `argumentsDelta`; `[3, edits]` for an
+//     `output_delta`; then, for each edit that appends, its text;
+//   - `usage`, `warning` and `tool_call_start` events: nothing more.
+// A progress event's `edits` say how the value read so far changed:
+// `[0, path, value]` sets the value at the path (the whole value for
+// `[]`), `[1, path]` appends the edit's text to the string there; a path
+// lists keys and indices. decoded() applies them to the value it keeps for
+// the call (by its index) or the answer, copying only the objects and
+// arrays on the paths, and hands the result out as `partial`: a new value
+// when an edit changed it (the same one for an event without edits),
+// sharing what did not change.
 // Every other string (ids and names, a warning's code and message,
 // incompleteToolCalls' arguments, providerData) stays in the JSON. The
 // finish event's response is compact: without
@@ -81,7 +82,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 5;
+export const BOUNDARY_VERSION = 6;
 
 let versionChecked = false;
 
@@ -150,41 +151,48 @@ export function completeResponse(r) {
 const shallow = (x) => (Array.isArray(x) ? x.slice() : { ...x });
 
 /**
- * Applies a progress event's edits to the value `partials` keeps under
- * `key`; returns the new value. Containers on an edited path are copied
- * once per event (the last event's value is never changed); the rest is
- * shared.
+ * What decoded() keeps from one result of a run to the next for progress
+ * events: the value read so far of each call (by index) and of the answer
+ * (`"output"`), and each call's id (by index, from its `tool_call_start`).
  */
-function edited(partials, key, edits) {
-  let root = partials.get(key);
-  const fresh = new Set();
-  for (const [op, path, v] of edits) {
+export function progressState() {
+  return { values: new Map(), ids: [] };
+}
+
+/**
+ * Applies a progress event's edits to the value `state` keeps under `key`
+ * (an appended text is the event's next string, `next()`); returns the new
+ * value. Containers on an edited path are copied once per event (the last
+ * event's value is never changed); the rest is shared.
+ */
+function edited(state, key, edits, next) {
+  let root = state.values.get(key);
+  // One edit (the usual case) copies its whole path: nothing is fresh yet.
+  const fresh = edits.length > 1 ? new Set() : null;
+  const mark = (x) => {
+    if (fresh !== null && typeof x === "object" && x !== null) fresh.add(x);
+    return x;
+  };
+  const own = (x) => (fresh?.has(x) ? x : mark(shallow(x)));
+  for (const e of edits) {
+    const path = e[1];
+    const v = e[0] === 0 ? e[2] : next();
     if (path.length === 0) {
-      root = op === 0 ? v : root + v;
-      if (typeof root === "object" && root !== null) fresh.add(root);
+      root = mark(e[0] === 0 ? v : root + v);
       continue;
     }
-    if (!fresh.has(root)) {
-      root = shallow(root);
-      fresh.add(root);
-    }
+    root = own(root);
     let node = root;
     for (let i = 0; i < path.length - 1; i++) {
-      let child = node[path[i]];
-      if (!fresh.has(child)) {
-        child = shallow(child);
-        node[path[i]] = child;
-        fresh.add(child);
-      }
+      const child = own(node[path[i]]);
+      node[path[i]] = child;
       node = child;
     }
     const last = path[path.length - 1];
-    if (op === 0) {
-      node[last] = v;
-      if (typeof v === "object" && v !== null) fresh.add(v);
-    } else node[last] += v;
+    if (e[0] === 0) node[last] = mark(v);
+    else node[last] += v;
   }
-  partials.set(key, root);
+  state.values.set(key, root);
   return root;
 }
 
@@ -193,9 +201,10 @@ function edited(partials, key, edits) {
  * response? }`: the strings sliced back in, text and reasoning events
  * built, `response` the finish event's when `done`. `sent` holds the
  * arguments of the decoder's tool_call events so far (appended to);
- * `partials` the values progress events read so far (see edited()).
+ * `progress` what progress events need from earlier results
+ * (progressState()).
  */
-export function decoded(text, sent, partials = new Map()) {
+export function decoded(text, sent, progress = progressState()) {
   const one = oneTextEvent(text);
   if (one !== null) return one;
   const cut = text.indexOf("\0");
@@ -217,24 +226,29 @@ export function decoded(text, sent, partials = new Map()) {
       events[i] = { type: ev === 0 ? "text" : "reasoning", text: next(), raw };
       continue;
     }
+    if (Array.isArray(ev)) {
+      // A progress event: its frame, its text (a delta's), its edits' texts.
+      const raw = next();
+      let e;
+      if (ev[0] === 2) {
+        const index = ev[1];
+        e = { type: "tool_call_delta", id: progress.ids[index], index, argumentsDelta: next() };
+        const partial = edited(progress, index, ev[2], next);
+        if (partial !== undefined) e.partial = partial;
+      } else {
+        e = { type: "output_delta" };
+        const partial = edited(progress, "output", ev[1], next);
+        if (partial !== undefined) e.partial = partial;
+      }
+      e.raw = raw;
+      events[i] = e;
+      continue;
+    }
     ev.raw = next();
     switch (ev.type) {
-      case "tool_call_delta": {
-        const partial = edited(partials, ev.index, ev.edits);
-        const out = { type: ev.type, id: ev.id, index: ev.index, argumentsDelta: next() };
-        if (partial !== undefined) out.partial = partial;
-        out.raw = ev.raw;
-        events[i] = out;
+      case "tool_call_start":
+        progress.ids[ev.index] = ev.id;
         break;
-      }
-      case "output_delta": {
-        const partial = edited(partials, "output", ev.edits);
-        events[i] =
-          partial === undefined
-            ? { type: ev.type, raw: ev.raw }
-            : { type: ev.type, partial, raw: ev.raw };
-        break;
-      }
       case "tool_call":
         ev.call.arguments = next();
         sent.push(ev.call.arguments);

@@ -11,7 +11,7 @@ import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
 import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
-import { decoded, encoded, Input, parse } from "./boundary.js";
+import { decoded, encoded, Input, parse, progressState } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
 
 /** Resolves after `ms`, or when the signal aborts. */
@@ -364,7 +364,7 @@ export class Run {
     const end = this.begin();
     let failure;
     const sent = [];
-    const partials = new Map();
+    const progress = progressState();
     try {
       let step = call(() => this.m.start());
       for (;;) {
@@ -373,7 +373,7 @@ export class Run {
         const chunk = decoded(
           call(() => this.m.takeOutput()),
           sent,
-          partials,
+          progress,
         );
         for (const ev of chunk.events) {
           // stream.abort() or the caller's signal while the loop body ran:
