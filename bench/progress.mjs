@@ -53,8 +53,11 @@ function argsText(n) {
   return `${head}${body.padEnd(room, " ")}"}`;
 }
 
-/** The stream: one tool_use block, one character of arguments per delta. */
-function makeInput(n) {
+/**
+ * The stream: one tool_use block, one character of arguments per delta
+ * (`text`: the same characters as a text block, one `text_delta` each).
+ */
+function makeInput(n, text = false) {
   const args = argsText(n);
   const out = [];
   const ev = (e) => out.push(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
@@ -64,17 +67,21 @@ function makeInput(n) {
     `event: message_start\ndata: {"type":"message_start","message":{"model":"claude-haiku-4-5-20251001","id":"msg_01CD3XaZfhNabxRt1SG5ybtK","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{${usage},"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":16,"service_tier":"standard","inference_geo":"not_available"}}}\n\n`,
   );
   const block = { type: "tool_use", id: "toolu_019Zvehfe1XQWweT1pm7okyt", name: "write_file" };
-  ev({ type: "content_block_start", index: 0, content_block: { ...block, input: {} } });
-  const json = (s) =>
+  const start = text ? { type: "text", text: "" } : { ...block, input: {} };
+  ev({ type: "content_block_start", index: 0, content_block: start });
+  const piece = text
+    ? (s) => `{"type":"text_delta","text":${JSON.stringify(s)}}`
+    : (s) => `{"type":"input_json_delta","partial_json":${JSON.stringify(s)}}`;
+  const delta = (s) =>
     out.push(
-      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(s)}}}\n\n`,
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":${piece(s)}}\n\n`,
     );
-  json("");
+  if (!text) delta("");
   ev({ type: "ping" });
-  for (let i = 0; i < args.length; i++) json(args[i]);
+  for (let i = 0; i < args.length; i++) delta(args[i]);
   ev({ type: "content_block_stop", index: 0 });
   out.push(
-    `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{${usage},"output_tokens":${Math.ceil(n / 4)}}}\n\n`,
+    `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"${text ? "end_turn" : "tool_use"}","stop_sequence":null},"usage":{${usage},"output_tokens":${Math.ceil(n / 4)}}}\n\n`,
   );
   ev({ type: "message_stop" });
   const body = new TextEncoder().encode(out.join(""));
@@ -116,6 +123,25 @@ async function loadSkyl(partial) {
   };
 }
 
+// The per-event floor: the same characters as text, one `text` event each
+// (the cheapest event skyl hands out), checked by their join.
+async function loadSkylText() {
+  const skyl = await import(pathToFileURL(path.join(SKYL_PKG, "node.js")).href);
+  const messages = [{ role: "user", parts: [{ type: "text", text: "write it" }] }];
+  return async (input, check) => {
+    const fetch = fakeFetch(input.chunks);
+    const client = new skyl.Client({ provider: "anthropic", model: "m", apiKey: "k", fetch });
+    const r = { text: "", n: 0 };
+    for await (const ev of client.stream({ messages })) {
+      if (ev.type === "text") {
+        r.n += ev.text.length;
+        if (check) r.text += ev.text;
+      }
+    }
+    return r;
+  };
+}
+
 async function loadAiSdk(parse) {
   const { streamText, tool, jsonSchema, parsePartialJson } = await import("ai");
   const { createAnthropic } = await import("@ai-sdk/anthropic");
@@ -144,12 +170,15 @@ async function loadAiSdk(parse) {
 const ROWS = {
   skyl: { load: () => loadSkyl(false), progress: false },
   "skyl partial": { load: () => loadSkyl(true), progress: true },
+  "skyl text": { load: loadSkylText, text: true },
   "ai-sdk": { load: () => loadAiSdk(false), progress: false, joins: true },
   "ai-sdk + parsePartialJson": { load: () => loadAiSdk(true), progress: true, joins: true },
 };
 
 /** Why a row's first result is wrong, or null. */
 function wrong(lib, r, input) {
+  if (ROWS[lib].text)
+    return r.text === input.args ? null : "the text events do not join to the text";
   const args = typeof r.args === "string" ? JSON.parse(r.args) : r.args;
   if (!isDeepStrictEqual(args, input.expected)) return "the tool call's arguments differ";
   const spec = ROWS[lib];
@@ -164,7 +193,7 @@ function wrong(lib, r, input) {
 
 async function child([lib, n, runs, warmup]) {
   globalThis.AI_SDK_LOG_WARNINGS = false;
-  const input = makeInput(Number(n));
+  const input = makeInput(Number(n), ROWS[lib].text);
   const run = await ROWS[lib].load();
   const timed = async (check) => {
     const c0 = process.cpuUsage();
@@ -235,11 +264,12 @@ async function main(quick) {
   if (quick) return;
 
   const r2 = (x) => (x === null ? "-" : x.toFixed(2));
-  let md = `| deltas | stream MB | skyl ms | skyl partial ms | partial ÷ skyl | ai-sdk ms | ai-sdk + parsePartialJson ms | ai-sdk + parse ÷ skyl partial |\n|${"---|".repeat(8)}\n`;
+  let md = `| deltas | stream MB | skyl ms | skyl partial ms | partial ÷ skyl | skyl text ms | text ÷ skyl | ai-sdk ms | ai-sdk + parsePartialJson ms | ai-sdk + parse ÷ skyl partial |\n|${"---|".repeat(10)}\n`;
   for (const n of sizes) {
-    const [a, b, c, d] = Object.keys(ROWS).map((lib) => res[lib][n]);
-    md += `| ${n.toLocaleString("en")} | ${(makeInput(n).bytes / 1e6).toFixed(1)} | ${cell(a)} | ${cell(b)} | ${r2(ratio(b, a))} | ${cell(c)} | ${cell(d)} | ${r2(ratio(d, b))} |\n`;
+    const [a, b, t, c, d] = Object.keys(ROWS).map((lib) => res[lib][n]);
+    md += `| ${n.toLocaleString("en")} | ${(makeInput(n).bytes / 1e6).toFixed(1)} | ${cell(a)} | ${cell(b)} | ${r2(ratio(b, a))} | ${cell(t)} | ${r2(ratio(t, a))} | ${cell(c)} | ${cell(d)} | ${r2(ratio(d, b))} |\n`;
   }
+  const floor = ratio(res["skyl text"][big], res.skyl[big]);
   const growth = (lib) => r2(ratio(res[lib][40000], res[lib][4000]));
   const version = (p) => JSON.parse(fs.readFileSync(path.join(p, "package.json"), "utf8")).version;
   const nm = (p) => version(path.join(here, "node_modules", p));
@@ -247,10 +277,10 @@ async function main(quick) {
 
 Generated by \`node bench/progress.mjs\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown"}, Node ${process.version}; skyl ${version(SKYL_PKG)}, ai ${nm("ai")}, @ai-sdk/anthropic ${nm("@ai-sdk/anthropic")}. Load average (1, 5, 15 min) ${loadBefore.map((x) => x.toFixed(2)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(2)).join(", ")} at the end.
 
-One \`write_file\` call, \`{"path": "...", "content": "..."}\` (lines of code: \`\\n\`, \`\\t\`, \`\\"\`, \`\\\\\` escapes, a few non-ASCII letters), as an Anthropic Messages stream shaped like the recordings (\`message_start\` with usage, \`content_block_start\` with \`tool_use\`, an empty \`input_json_delta\`, \`ping\`, one \`input_json_delta\` per character of the arguments' JSON text, \`content_block_stop\`, \`message_delta\` with usage, \`message_stop\`), in 1-4 KB chunks; *deltas* is the number of characters. Each cell: median CPU (user + system) of a Node process's timed runs (skyl's rows: the median of three processes' medians): 11 after a warm-up of at least 5 runs and 0.5 s (131,072 deltas: 5 after 2; ai-sdk + parsePartialJson: 3 runs with no warm-up at 40,000, and only the first, checked run at 131,072, *(1 run)*); a process is stopped after ${CAP_S} s. *skyl*: \`client.stream\` without \`partial\`; *skyl partial*: with \`partial: { tools: true }\`, reading \`ev.partial?.path\` at every \`tool_call_delta\`; *ai-sdk*: \`streamText\` with \`@ai-sdk/anthropic\`, joining the \`tool-input-delta\` texts; *+ parsePartialJson*: also what the AI SDK's UI does at each delta (\`processUIMessageStream\`), \`await parsePartialJson(text)\` on the whole text so far. Checked in every row: the \`tool_call\`'s arguments parse to the generated ones; with progress, the deltas join to the arguments' text and the last partial value deep-equals them; without \`partial\`, no progress events.
+One \`write_file\` call, \`{"path": "...", "content": "..."}\` (lines of code: \`\\n\`, \`\\t\`, \`\\"\`, \`\\\\\` escapes, a few non-ASCII letters), as an Anthropic Messages stream shaped like the recordings (\`message_start\` with usage, \`content_block_start\` with \`tool_use\`, an empty \`input_json_delta\`, \`ping\`, one \`input_json_delta\` per character of the arguments' JSON text, \`content_block_stop\`, \`message_delta\` with usage, \`message_stop\`), in 1-4 KB chunks; *deltas* is the number of characters. Each cell: median CPU (user + system) of a Node process's timed runs (skyl's rows: the median of three processes' medians): 11 after a warm-up of at least 5 runs and 0.5 s (131,072 deltas: 5 after 2; ai-sdk + parsePartialJson: 3 runs with no warm-up at 40,000, and only the first, checked run at 131,072, *(1 run)*); a process is stopped after ${CAP_S} s. *skyl*: \`client.stream\` without \`partial\`; *skyl partial*: with \`partial: { tools: true }\`, reading \`ev.partial?.path\` at every \`tool_call_delta\`; *skyl text*: the same characters as a text block, one \`text_delta\` frame each (the frames a few bytes shorter), one \`text\` event each; *ai-sdk*: \`streamText\` with \`@ai-sdk/anthropic\`, joining the \`tool-input-delta\` texts; *+ parsePartialJson*: also what the AI SDK's UI does at each delta (\`processUIMessageStream\`), \`await parsePartialJson(text)\` on the whole text so far. Checked in every row: the \`tool_call\`'s arguments parse to the generated ones; with progress, the deltas join to the arguments' text and the last partial value deep-equals them; without \`partial\`, no progress events.
 
 ${md}
-Targets: ${targets}. CPU at 40,000 deltas ÷ at 4,000 for the others: skyl ${growth("skyl")}, ai-sdk ${growth("ai-sdk")}, ai-sdk + parsePartialJson ${growth("ai-sdk + parsePartialJson")} (the whole text parsed at each delta: quadratic). Without \`partial\`, skyl hands out no event per delta (the arguments stay in its WebAssembly until the call is whole); with it, each one-character frame becomes a \`tool_call_delta\` event, written by the WebAssembly as a JSON object (type, the call's id, index, the edits to the partial value) that JS parses and turns into the event and the next partial value: the cost of an event per frame, not of the partial parse alone.
+Targets: ${targets}. CPU at 40,000 deltas ÷ at 4,000 for the others: skyl ${growth("skyl")}, ai-sdk ${growth("ai-sdk")}, ai-sdk + parsePartialJson ${growth("ai-sdk + parsePartialJson")} (the whole text parsed at each delta: quadratic). Without \`partial\`, skyl hands out no event per delta (the arguments stay in its WebAssembly until the call is whole); with it, each one-character frame becomes a \`tool_call_delta\` event (written by the WebAssembly as a small array: the call's index and the edits to its partial value, the texts beside it, unescaped), which JS turns into the event and the next partial value. *skyl text* measures what one event per frame costs on its own, with the cheapest event skyl has: ${r2(floor)}× the stream without events at ${big.toLocaleString("en")} deltas, so the 2× target leaves progress events ${floor === null ? "-" : (2 - floor).toFixed(2)}× of the no-event stream's CPU for their partial parse, edits and values.
 `;
   const file = path.join(here, "RESULTS.md");
   const old = fs.readFileSync(file, "utf8");
