@@ -16,7 +16,7 @@ import { isDeepStrictEqual } from "node:util";
 import { prng } from "./content.mjs";
 import { fakeFetch } from "./inputs.mjs";
 import { SKYL_PKG } from "./libs.mjs";
-import { median } from "./spawn.mjs";
+import { median, writeBlock } from "./spawn.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIG = 128 * 1024;
@@ -282,13 +282,7 @@ One \`write_file\` call, \`{"path": "...", "content": "..."}\` (lines of code: \
 ${md}
 Targets: ${targets}. CPU at 40,000 deltas ÷ at 4,000 for the others: skyl ${growth("skyl")}, ai-sdk ${growth("ai-sdk")}, ai-sdk + parsePartialJson ${growth("ai-sdk + parsePartialJson")} (the whole text parsed at each delta: quadratic). Without \`partial\`, skyl hands out no event per delta (the arguments stay in its WebAssembly until the call is whole); with it, each one-character frame becomes a \`tool_call_delta\` event (written by the WebAssembly as a small array: the call's index and the edits to its partial value, the texts beside it, unescaped), which JS turns into the event and the next partial value. *skyl text* measures what one event per frame costs on its own, with the cheapest event skyl has: ${r2(floor)}× the stream without events at ${big.toLocaleString("en")} deltas, so the 2× target leaves progress events ${floor === null ? "-" : (2 - floor).toFixed(2)}× of the no-event stream's CPU for their partial parse, edits and values.
 `;
-  const file = path.join(here, "RESULTS.md");
-  const old = fs.readFileSync(file, "utf8");
-  const at = old.indexOf(BEGIN);
-  const block = `${BEGIN}\n${section}${END}`;
-  const after = at < 0 ? "\n" : old.slice(old.indexOf(END) + END.length);
-  fs.writeFileSync(file, `${at < 0 ? `${old.trimEnd()}\n\n` : old.slice(0, at)}${block}${after}`);
-  console.log("wrote its block of bench/RESULTS.md");
+  writeBlock(BEGIN, END, section);
 }
 
 /** A row's median CPU for a table. */

@@ -31,3 +31,18 @@ export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+/**
+ * Writes `section` between the markers `begin` and `end` of
+ * bench/RESULTS.md (at its end the first time): a script's own block,
+ * which run.mjs keeps when it rewrites the file.
+ */
+export function writeBlock(begin, end, section) {
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), "RESULTS.md");
+  const old = fs.readFileSync(file, "utf8");
+  const at = old.indexOf(begin);
+  const block = `${begin}\n${section}${end}`;
+  const after = at < 0 ? "\n" : old.slice(old.indexOf(end) + end.length);
+  fs.writeFileSync(file, `${at < 0 ? `${old.trimEnd()}\n\n` : old.slice(0, at)}${block}${after}`);
+  console.log("wrote its block of bench/RESULTS.md");
+}

@@ -30,6 +30,17 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The next number of a splitmix64 sequence in `state`, uniform in
+/// `[0, 1)`: the backoff's jitter, seeded by the driver.
+pub(crate) fn next_random(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
 impl RetryPolicy {
     /// The delay before retry number `retries_done + 1` of a request that
     /// failed retryably, or `None` when no retry is left. `retry_after_ms` is

@@ -565,14 +565,9 @@ impl RunMachine {
         self.fail(e)
     }
 
-    /// Uniform in `[0, 1)`, for the backoff's jitter (splitmix64).
+    /// Uniform in `[0, 1)`, for the backoff's jitter.
     fn next_random(&mut self) -> f64 {
-        self.random = self.random.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.random;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
+        crate::retry::next_random(&mut self.random)
     }
 }
 

@@ -62,8 +62,23 @@ pub struct BoundaryRun {
     response: Option<Response>,
 }
 
+impl Limits {
+    /// The timers these limits set.
+    pub(crate) fn timers(&self) -> Timers {
+        Timers::new(limit(self.total), limit(self.first_byte), limit(self.idle))
+    }
+
+    /// The retry policy with these retries.
+    pub(crate) fn retry(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: self.max_retries,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
 /// A limit in milliseconds from JS: a positive number, else none.
-fn limit(ms: f64) -> Option<u64> {
+pub(crate) fn limit(ms: f64) -> Option<u64> {
     (ms.is_finite() && ms >= 1.0).then_some(ms as u64)
 }
 
@@ -100,15 +115,7 @@ impl BoundaryRun {
         stream: bool,
         limits: &Limits,
     ) -> Self {
-        let timers = Timers::new(
-            limit(limits.total),
-            limit(limits.first_byte),
-            limit(limits.idle),
-        );
-        let retry = RetryPolicy {
-            max_retries: limits.max_retries,
-            ..RetryPolicy::default()
-        };
+        let (timers, retry) = (limits.timers(), limits.retry());
         let provider = input.as_ref().ok().and_then(|(c, _)| c.provider);
         let machine = input.map_err(Some).map(|(config, request)| {
             let mut m = RunMachine::new(config, request, stream, retry, timers, limits.seed as u64);
@@ -341,7 +348,7 @@ impl BoundaryRun {
     }
 }
 
-fn cancel_code(c: Cancel) -> u32 {
+pub(crate) fn cancel_code(c: Cancel) -> u32 {
     match c {
         Cancel::Nothing => CANCEL_NOTHING,
         Cancel::Body => CANCEL_BODY,

@@ -15,7 +15,7 @@ import { decoded, encoded, Input, parse, progressState } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
 
 /** Resolves after `ms`, or when the signal aborts. */
-const sleep = (ms, signal) =>
+export const sleep = (ms, signal) =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {
@@ -28,7 +28,7 @@ const sleep = (ms, signal) =>
   });
 
 /** A response's headers as `[[name, value], ...]` JSON, for the wasm. */
-function headerPairs(headers) {
+export function headerPairs(headers) {
   const out = [];
   headers?.forEach?.((v, k) => {
     out.push([k, v]);
@@ -37,12 +37,12 @@ function headerPairs(headers) {
 }
 
 /** What a thrown value says, for an error message. */
-const said = (e) => String(e?.message ?? e);
+export const said = (e) => String(e?.message ?? e);
 
 const utf8 = new TextEncoder();
 
 /** A body chunk as bytes, whatever the stream yields. */
-function bytes(value) {
+export function bytes(value) {
   if (value instanceof Uint8Array) return value;
   if (typeof value === "string") return utf8.encode(value);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
@@ -51,8 +51,12 @@ function bytes(value) {
   throw new TypeError(`unsupported body chunk: ${Object.prototype.toString.call(value)}`);
 }
 
+/** Sends an encoded request (`{url, headers, body}`) with `fetchFn`, cancellable by `signal`. */
+export const post = (fetchFn, http, signal) =>
+  fetchFn(http.url, { method: "POST", headers: http.headers, body: http.body, signal });
+
 /** Why the caller aborted, as text. */
-const why = (reason) =>
+export const why = (reason) =>
   reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "";
 
 const NO_TIMER = () => {};
@@ -265,12 +269,7 @@ export class Run {
     const disarm = this.arm();
     let res;
     try {
-      res = await this.fetch(http.url, {
-        method: "POST",
-        headers: http.headers,
-        body: http.body,
-        signal: this.controller.signal,
-      });
+      res = await post(this.fetch, http, this.controller.signal);
     } catch (e) {
       this.cause = e;
       return call(() => this.m.unreachable(said(e)));
