@@ -18,11 +18,12 @@ const src = join(root, "src");
 const LAYERS = [
   ["json"],
   ["model"],
-  ["error", "http", "retry", "policy", "runner", "sse", "framing", "accumulate"],
+  ["error", "http", "retry", "policy", "runner", "sse", "framing", "accumulate", "base64"],
   ["providers"],
   ["stream"],
-  // One request as a state machine, which both drivers carry out.
-  ["run"],
+  // One request (or one embeddings call) as a state machine, which both
+  // drivers carry out.
+  ["run", "embed"],
   // The drivers: the JS boundary, and skyl::web (the wasm32 feature `web`).
   ["shell", "web"],
 ];

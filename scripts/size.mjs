@@ -7,12 +7,15 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 
 // wasm + JS glue, gzip: 150 KiB, plus the 5.3 KiB progress events cost
 // (issue 27: the incremental JSON reader, the events, their edits at the
-// boundary and their rebuilding in JS).
-const BUDGET_GZIP = 155.3 * 1024;
+// boundary and their rebuilding in JS); plus 14.7 KiB, what embeddings
+// cost (issue 28: the embed machine, its boundary and JS driver, base64
+// into f32s, the OpenAI and Gemini encoders and decoders).
+const BUDGET_GZIP = 170.0 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
-// at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27).
-const BUDGET_ENTRY_GZIP = 130.4 * 1024;
+// at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
+// plus 13.3 KiB, the most embeddings cost an entry (skyl/gemini; issue 28).
+const BUDGET_ENTRY_GZIP = 143.7 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

@@ -95,6 +95,8 @@ compile_error!("skyl needs at least one adapter: enable the openai, anthropic or
 struct ReadmeDoctests;
 
 mod accumulate;
+mod base64;
+mod embed;
 mod error;
 mod framing;
 mod http;
@@ -111,20 +113,22 @@ mod stream;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
 pub mod web;
 
+pub use embed::{EmbedFailure, EmbedMachine, EmbedStep, DEFAULT_EMBED_CONCURRENCY};
 pub use error::{ApiError, ApiErrorKind, Error, Timeout};
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
 pub use json::partial::PartialJson;
 pub use model::schema::{check_arguments, SchemaError};
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{
-    tool_error_message, tool_result_message, FinishReason, IncompleteToolCall, Message,
-    NamedToolChoice, NamedToolTag, Part, PartialEvents, ProviderData, Raw, Request, Response,
-    ResponseFormat, Role, StreamEvent, Tool, ToolCall, ToolChoice, ToolChoiceMode, Usage,
+    tool_error_message, tool_result_message, EmbedEncoding, EmbedRequest, Embeddings, FinishReason,
+    IncompleteToolCall, Message, NamedToolChoice, NamedToolTag, Part, PartialEvents, ProviderData,
+    Raw, Request, Response, ResponseFormat, Role, StreamEvent, Tool, ToolCall, ToolChoice,
+    ToolChoiceMode, Usage,
 };
 pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
 pub use providers::{
-    decode_error, decode_error_at, decode_response, encode_request, object_schema, ClientConfig,
-    Provider,
+    decode_error, decode_error_at, decode_response, default_embed_model, encode_request,
+    object_schema, ClientConfig, Provider,
 };
 pub use retry::RetryPolicy;
 pub use run::{Cancel, RunMachine, Step, Timers};

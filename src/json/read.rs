@@ -240,6 +240,24 @@ impl<'a> Reader<'a> {
         Some(n)
     }
 
+    /// Whether a string is next.
+    pub(crate) fn peek_string(&mut self) -> bool {
+        self.ws();
+        self.peek() == Some(b'"')
+    }
+
+    /// A number, read as an `f32` (an embedding's component): through
+    /// serde_json's `f64` reading, which the module links anyway (core's
+    /// own `f32` parser would add its tables). A decimal written from an
+    /// `f32` comes back as that `f32`.
+    pub(crate) fn f32(&mut self) -> Option<f32> {
+        self.ws();
+        let (len, _) = number(self.text.as_bytes().get(self.at..)?)?;
+        let text = self.text.get(self.at..self.at + len)?;
+        self.at += len;
+        Some(text.parse::<Number>().ok()?.as_f64()? as f32)
+    }
+
     /// Where the run of plain string bytes from `from` ends: at a quote, a
     /// backslash or a control character (not allowed in JSON strings).
     #[inline(always)]

@@ -68,7 +68,7 @@ impl At<'_> {
         }
     }
 
-    fn error(&self, message: impl Into<String>) -> ReadError {
+    pub(crate) fn error(&self, message: impl Into<String>) -> ReadError {
         ReadError {
             path: self.path(),
             message: message.into(),
@@ -88,7 +88,7 @@ impl At<'_> {
     }
 }
 
-type Read<T> = Result<T, ReadError>;
+pub(crate) type Read<T> = Result<T, ReadError>;
 
 /// The fields of an object, or an error; `null` is not an object here.
 pub(crate) fn object(v: Value, at: &At) -> Read<Map<String, Value>> {
@@ -99,7 +99,7 @@ pub(crate) fn object(v: Value, at: &At) -> Read<Map<String, Value>> {
 }
 
 /// An optional field: `None` for `null`.
-fn present(v: Value) -> Option<Value> {
+pub(crate) fn present(v: Value) -> Option<Value> {
     (!v.is_null()).then_some(v)
 }
 
@@ -127,7 +127,7 @@ pub(crate) fn opt_object(v: Value, at: &At) -> Read<Option<Map<String, Value>>> 
 }
 
 /// An array's elements, each read by `item` at its index; `null` is empty.
-fn array<T>(v: Value, at: &At, item: fn(Value, &At) -> Read<T>) -> Read<Vec<T>> {
+pub(crate) fn array<T>(v: Value, at: &At, item: fn(Value, &At) -> Read<T>) -> Read<Vec<T>> {
     match v {
         Value::Null => Ok(Vec::new()),
         Value::Array(a) => {
@@ -153,7 +153,7 @@ fn number(v: Value, at: &At) -> Read<Option<f64>> {
     }
 }
 
-fn opt_u32(v: Value, at: &At) -> Read<Option<u32>> {
+pub(crate) fn opt_u32(v: Value, at: &At) -> Read<Option<u32>> {
     match v {
         Value::Null => Ok(None),
         Value::Number(n) => match n.as_u64().map(u32::try_from) {

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::embed::Embedder;
 use super::{EncodeInput, Encoded, FrameFailure};
 use crate::accumulate::{Accumulator, Delta};
 use crate::error::{ApiError, Error};
@@ -43,6 +44,8 @@ pub(crate) struct Adapter {
     pub(crate) error: fn(&Value) -> Option<ApiError>,
     /// A new stream's decoding state.
     pub(crate) stream: fn() -> Box<dyn FrameStream>,
+    /// Its embeddings, or why it has none (the error's message).
+    pub(crate) embed: Result<Embedder, &'static str>,
 }
 
 impl fmt::Debug for Adapter {

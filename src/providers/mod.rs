@@ -43,6 +43,7 @@ mod fast_differential;
 mod adapter;
 mod api_error;
 mod config;
+pub(crate) mod embed;
 mod encode;
 mod frame;
 mod options;
@@ -52,6 +53,7 @@ mod portability_tests;
 pub(crate) use adapter::{Adapter, FrameStream};
 pub(crate) use api_error::{api_error_from, fallback_message};
 pub use config::ClientConfig;
+pub use embed::default_embed_model;
 pub use encode::object_schema;
 pub(crate) use encode::*;
 pub(crate) use frame::*;
@@ -189,7 +191,7 @@ pub fn encode_request(
         stream,
         config,
     };
-    let (url, mut headers, body) = (provider.built()?.encode)(&input)?;
+    let (url, headers, body) = (provider.built()?.encode)(&input)?;
     let mut body = body
         .finish()
         .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
@@ -198,6 +200,19 @@ pub fn encode_request(
             Error::invalid_request("providerOptions", "cannot be merged into the body")
         })?;
     }
+    Ok(post(config, url, headers, body, stream))
+}
+
+/// A JSON `POST` to `url` with the provider's `headers`, then the
+/// content type (and `accept` for SSE when `stream`), then the config's
+/// extra headers (each replacing one of the same name).
+pub(crate) fn post(
+    config: &ClientConfig,
+    url: String,
+    mut headers: Vec<(String, String)>,
+    body: String,
+    stream: bool,
+) -> HttpRequest {
     headers.push(("content-type".into(), "application/json".into()));
     if stream {
         headers.push(("accept".into(), "text/event-stream".into()));
@@ -207,12 +222,12 @@ pub fn encode_request(
         headers.retain(|(h, _)| *h != k);
         headers.push((k, v.clone()));
     }
-    Ok(HttpRequest {
+    HttpRequest {
         method: "POST",
         url,
         headers,
         body,
-    })
+    }
 }
 
 /// The error for a provider whose adapter this build leaves out (the

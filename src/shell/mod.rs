@@ -7,6 +7,9 @@
 //! subclass in one place.
 
 pub(crate) mod boundary;
+// Reached only through the wasm exports (`wasm.rs`) and its tests.
+#[cfg_attr(not(all(target_arch = "wasm32", feature = "npm")), allow(dead_code))]
+pub(crate) mod embed;
 pub(crate) mod error_info;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod policy_js;
@@ -117,16 +120,25 @@ fn parse<T>(
     prefix: &str,
     read: fn(Value, &At) -> Result<T, ReadError>,
 ) -> Result<T, Error> {
-    let value: Value =
-        crate::json::read::parse(json).map_err(|e| Error::invalid_request(what, e.to_string()))?;
-    read(value, &At::Root(prefix)).map_err(|e| {
-        let path = if e.path.is_empty() {
-            what.to_string()
-        } else {
-            e.path
-        };
-        Error::invalid_request(path, e.message)
-    })
+    let value = json_value(json, what)?;
+    read(value, &At::Root(prefix)).map_err(|e| read_error(e, what))
+}
+
+/// `json` parsed, or the error naming `what`.
+#[inline(never)]
+fn json_value(json: &str, what: &str) -> Result<Value, Error> {
+    crate::json::read::parse(json).map_err(|e| Error::invalid_request(what, e.to_string()))
+}
+
+/// A read error as an invalid request, at `what` when it names no field.
+#[inline(never)]
+fn read_error(e: ReadError, what: &str) -> Error {
+    let path = if e.path.is_empty() {
+        what.to_string()
+    } else {
+        e.path
+    };
+    Error::invalid_request(path, e.message)
 }
 
 /// Encodes a request: `{"ok": {"url", "headers": [[k, v]]}}`, a NUL and
@@ -145,12 +157,29 @@ fn config_and_request(
     config_json: &str,
     request_json: &str,
 ) -> (&'static str, Result<(ClientConfig, Request), Error>) {
+    config_and(config_json, request_json, read::request)
+}
+
+/// [`config_and_request`] for any request that `read` reads.
+fn config_and<T>(
+    config_json: &str,
+    request_json: &str,
+    read: fn(Value, &At) -> Result<T, ReadError>,
+) -> (&'static str, Result<(ClientConfig, T), Error>) {
+    let (label, config) = config_from(config_json);
+    let result = config.and_then(|c| Ok((c, parse(request_json, "request", "", read)?)));
+    (label, result)
+}
+
+/// The client's options, read from their JSON, with the provider's label
+/// for an error. (Not generic: one copy serves every kind of request.)
+#[inline(never)]
+fn config_from(config_json: &str) -> (&'static str, Result<ClientConfig, Error>) {
     let mut label = "unknown";
     let result = (|| {
         let input = parse(config_json, "options", "", ConfigInput::read)?;
         label = provider_label(&input.provider);
         let provider = provider_named(&input.provider)?;
-        let request = parse(request_json, "request", "", read::request)?;
         let mut config = ClientConfig::new(provider);
         config.api_key = input.api_key.filter(|k| !k.is_empty());
         config.base_url = input.base_url;
@@ -158,7 +187,7 @@ fn config_and_request(
         config.browser = input.browser;
         config.include_usage = input.include_usage;
         config.headers = input.headers;
-        Ok((config, request))
+        Ok(config)
     })();
     (label, result)
 }

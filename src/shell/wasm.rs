@@ -249,6 +249,135 @@ impl Loop {
     }
 }
 
+/// One embeddings call, as the embed machine says
+/// ([`jsapi::embed::BoundaryEmbed`]): each worker's inputs return its next
+/// step's code (`STEP` in `policy.js`; `DONE` means idle).
+#[wasm_bindgen]
+pub struct Embed {
+    inner: jsapi::embed::BoundaryEmbed,
+}
+
+#[wasm_bindgen]
+impl Embed {
+    /// A call to make; see [`jsapi::embed::BoundaryEmbed::new`].
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        config_json: &str,
+        request_json: &str,
+        max_retries: u32,
+        total: f64,
+        first_byte: f64,
+        idle: f64,
+        seed: f64,
+    ) -> Embed {
+        let limits = jsapi::run::Limits {
+            max_retries,
+            total,
+            first_byte,
+            idle,
+            seed,
+        };
+        Embed {
+            inner: jsapi::embed::BoundaryEmbed::new(config_json, request_json, &limits),
+        }
+    }
+
+    /// `""`, or the error of an invalid call.
+    pub fn invalid(&self) -> String {
+        self.inner.invalid()
+    }
+
+    /// How many workers to run.
+    pub fn workers(&self) -> u32 {
+        self.inner.workers()
+    }
+
+    /// Worker `w`'s next batch.
+    pub fn next(&mut self, w: u32) -> u32 {
+        self.inner.next(w)
+    }
+
+    /// Worker `w`'s response came.
+    pub fn responded(&mut self, w: u32, status: u16, headers_json: &str, now_ms: f64) -> u32 {
+        self.inner.responded(w, status, headers_json, now_ms)
+    }
+
+    /// Worker `w`'s request could not be sent.
+    pub fn unreachable(&mut self, w: u32, cause: &str) -> u32 {
+        self.inner.unreachable(w, cause)
+    }
+
+    /// Where to write worker `w`'s next `len` body bytes (0: nowhere).
+    #[wasm_bindgen(js_name = chunkBuffer)]
+    pub fn chunk_buffer(&mut self, w: u32, len: usize) -> usize {
+        self.inner.chunk_buffer(w, len)
+    }
+
+    /// Worker `w`'s body ended.
+    pub fn ended(&mut self, w: u32) -> u32 {
+        self.inner.ended(w)
+    }
+
+    /// Reading worker `w`'s body failed.
+    pub fn lost(&mut self, w: u32, cause: &str) -> u32 {
+        self.inner.lost(w, cause)
+    }
+
+    /// Worker `w`'s wait is over.
+    pub fn waited(&mut self, w: u32) -> u32 {
+        self.inner.waited(w)
+    }
+
+    /// A timer fired: what to cancel.
+    pub fn expired(&mut self, w: u32, total: bool, step: u32) -> u32 {
+        self.inner.expired(w, total, step)
+    }
+
+    /// The caller aborted: what to cancel.
+    pub fn abort(&mut self, reason: &str) -> u32 {
+        self.inner.abort(reason)
+    }
+
+    /// The timer of a step, in milliseconds.
+    #[wasm_bindgen(js_name = timerMs)]
+    pub fn timer_ms(&self, step: u32) -> f64 {
+        self.inner.timer_ms(step)
+    }
+
+    /// The total timeout, in milliseconds.
+    #[wasm_bindgen(js_name = totalMs)]
+    pub fn total_ms(&self) -> f64 {
+        self.inner.total_ms()
+    }
+
+    /// The wait of the last `WAIT`.
+    pub fn delay(&self) -> f64 {
+        self.inner.delay()
+    }
+
+    /// The error that stopped the call, or `""`.
+    pub fn stopped(&self) -> String {
+        self.inner.stopped()
+    }
+
+    /// The result's code; its text in `takeOutput`.
+    pub fn finish(&mut self) -> u32 {
+        self.inner.finish()
+    }
+
+    /// Every vector that arrived, end to end.
+    #[wasm_bindgen(js_name = takeVectors)]
+    pub fn take_vectors(&mut self) -> Vec<f32> {
+        self.inner.take_vectors()
+    }
+
+    /// The text of the last step.
+    #[wasm_bindgen(js_name = takeOutput)]
+    pub fn take_output(&mut self) -> String {
+        self.inner.take_output()
+    }
+}
+
 /// The module's `WebAssembly.Memory` (JS copies chunks into it).
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {

@@ -7,6 +7,8 @@
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
 //   POST /v1/responses                             responses (streamed when
 //                                                  the body says stream: true)
+//   POST /v1/embeddings, /v1beta/models/{model}:batchEmbedContents and
+//        :embedContent                             embeddings (mock-embed.mjs)
 //
 // What it answers is chosen per request, by query parameters on the base URL
 // or `x-mock-*` headers (headers win; a header may spell an option's `_` as
@@ -72,6 +74,7 @@ import { PROVIDERS } from "./fixtures.mjs";
 import { modelTurn } from "./mock-model.mjs";
 import { looksCompat, readRequest } from "./mock-requests.mjs";
 import { httpErrorBody, renderTurn, withInbandError } from "./mock-wire.mjs";
+import { embedAnswer, embedWire } from "./mock-embed.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CONFORMANCE = path.resolve(here, "../fixtures/conformance");
@@ -199,6 +202,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
   const requests = [];
   const attempts = new Map();
   const sockets = new Set();
+  const embedStats = { inflight: 0, maxInflight: 0 };
 
   const server = http.createServer(async (req, res) => {
     res.setHeader("access-control-allow-origin", "*");
@@ -241,7 +245,8 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     requests.push(record);
     if (!quiet) console.log(`mock: ${req.method} ${url.pathname}${url.search}`);
 
-    const wire = wireOf(url);
+    const embed = embedWire(url);
+    const wire = embed ? (embed === "openai" ? "openai" : "gemini") : wireOf(url);
     if (!wire)
       return res
         .writeHead(404, { "content-type": "application/json" })
@@ -275,6 +280,8 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       }
       return res.end(JSON.stringify(errBody));
     }
+
+    if (embed) return embedAnswer(res, embed, body, opt, embedStats);
 
     let status = 200;
     let payload;
@@ -366,9 +373,11 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     url: `http://127.0.0.1:${actual}`,
     port: actual,
     requests,
+    embedStats,
     reset() {
       requests.length = 0;
       attempts.clear();
+      embedStats.maxInflight = 0;
     },
     close() {
       for (const s of sockets) s.destroy();

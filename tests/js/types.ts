@@ -243,6 +243,24 @@ async function runner() {
   return [why, history] as const;
 }
 
+async function embeddings() {
+  try {
+    const out = await client.embed({ values: ["a", "b"], dimensions: 8, maxConcurrency: 2 });
+    const all: Float32Array[] = out.embeddings;
+    const tokens: number | undefined = out.usage?.input;
+    void all;
+    void tokens;
+  } catch (e) {
+    if (e instanceof SkylError && e.partial && "failed" in e.partial) {
+      const failed: number[] = e.partial.failed;
+      void failed;
+    }
+  }
+  // @ts-expect-error: values are strings
+  await client.embed({ values: [1] });
+}
+
+void embeddings;
 void runner;
 void loop;
 void errors;

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::model::response::sum;
 use crate::model::{FinishReason, Usage};
 
+pub(crate) mod embed;
 pub(crate) mod error;
 pub(crate) mod request;
 pub(crate) mod response;
@@ -33,6 +34,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     is_whole: response::is_whole,
     error: error::decode,
     stream: || Box::new(stream::StreamState::default()),
+    embed: Ok(embed::EMBEDDER),
 };
 
 pub(crate) use stream::TurnState;

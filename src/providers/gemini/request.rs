@@ -301,7 +301,7 @@ fn image_part(
 
 /// Percent-encodes a URL path segment (model names are plain, but a model
 /// string is user input).
-fn encode_segment(s: &str) -> String {
+pub(crate) fn encode_segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

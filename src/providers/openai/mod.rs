@@ -15,6 +15,7 @@ use crate::model::provider_data::provider_data;
 use crate::model::{FinishReason, Usage};
 
 pub(crate) mod compat;
+pub(crate) mod embed;
 pub(crate) mod error;
 pub(crate) mod request;
 pub(crate) mod response;
@@ -31,6 +32,7 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     is_whole: response::is_whole,
     error: error::decode,
     stream: || Box::new(stream::StreamState::new(Dialect::OPENAI)),
+    embed: Ok(embed::OPENAI),
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -42,6 +44,7 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     is_whole: response::is_whole,
     error: error::decode,
     stream: || Box::new(stream::StreamState::new(Dialect::COMPAT)),
+    embed: Ok(embed::COMPAT),
 };
 
 pub(crate) use compat::Dialect;

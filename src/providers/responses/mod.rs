@@ -57,6 +57,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     is_whole: response::is_whole,
     error: error::decode,
     stream: || Box::new(stream::StreamState::default()),
+    embed: Ok(crate::providers::openai::embed::OPENAI),
 };
 
 /// The default base URL.

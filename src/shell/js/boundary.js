@@ -301,7 +301,7 @@ function oneTextEvent(text) {
 
 /** The module's memory as bytes (a new view after the memory grows). */
 let memoryView = null;
-function memoryBytes() {
+export function memoryBytes() {
   if (memoryView === null || memoryView.byteLength === 0)
     memoryView = new Uint8Array(wasm.wasmMemory().buffer);
   return memoryView;

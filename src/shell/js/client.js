@@ -23,6 +23,7 @@ import { parse } from "./boundary.js";
 import { Run } from "./run.js";
 import { StreamResult } from "./result.js";
 import { RunResult } from "./tool-run.js";
+import { Embed } from "./embed.js";
 
 /** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
@@ -187,6 +188,28 @@ export class Client {
    */
   run(request) {
     return new RunResult(this.#o, this.#key, this.#fetch, request);
+  }
+
+  /**
+   * Embeds `values` (strings), in batches the core sizes for the provider,
+   * at most `maxConcurrency` at once; resolves to `{ embeddings, usage,
+   * model, batches }`, the embeddings in the values' order. A batch that
+   * fails for good rejects with its typed error, whose `partial` keeps
+   * every vector that came.
+   */
+  async embed(request) {
+    if (!request || typeof request !== "object" || !Array.isArray(request.values))
+      throw new InvalidRequestError(
+        localError(
+          "InvalidRequestError",
+          "invalid_request",
+          "skyl: values: pass an array of strings",
+          {
+            path: "values",
+          },
+        ),
+      );
+    return new Embed(this.#o, this.#key, this.#fetch, request).run();
   }
 
   toJSON() {

@@ -404,7 +404,51 @@ export declare class Client {
   stream(request: Request): StreamResult;
   /** Runs the tool loop: streams each step, runs the tools, sends the results back. */
   run(request: RunRequest): RunResult;
+  /**
+   * Embeds `values` in batches sized for the provider, at most
+   * `maxConcurrency` at once. Rejects with the typed error of a batch that
+   * failed for good; its `partial` (an {@link EmbedPartial}) keeps every
+   * vector that came.
+   */
+  embed(request: EmbedRequest): Promise<EmbedResult>;
 }
+
+/** What `client.embed` takes. */
+export type EmbedRequest = {
+  /** The texts to embed (each non-empty). */
+  values: string[];
+  /** The embedding model; defaults: openai and responses `text-embedding-3-small`, gemini `gemini-embedding-001` (openaicompat needs one). */
+  model?: string;
+  /** The vectors' length: OpenAI's `dimensions`, Gemini's `outputDimensionality`. */
+  dimensions?: number;
+  /** Gemini's `taskType` (e.g. "RETRIEVAL_QUERY"), passed as is; refused elsewhere. */
+  taskType?: string;
+  /** "base64" (the default: a third of the bytes) or "float", for a server that refuses base64. */
+  encodingFormat?: "base64" | "float";
+  /** At most this many values per request (default: 2048 for OpenAI, 100 for Gemini). */
+  maxBatchSize?: number;
+  /** At most this many requests in flight (default 4). */
+  maxConcurrency?: number;
+  signal?: AbortSignal;
+};
+
+/** What `client.embed` resolves to. */
+export type EmbedResult = {
+  /** One vector per value, in the values' order: views of one buffer. */
+  embeddings: Float32Array[];
+  /** Every batch's tokens summed; null when the provider reports none (Gemini). */
+  usage: { input?: number; total?: number } | null;
+  /** The model that answered (else the one asked for). */
+  model: string;
+  /** How many requests the values went in. */
+  batches: number;
+};
+
+/** An embeddings error's `partial`: every vector that came, by index, and the indices without one. */
+export type EmbedPartial = {
+  embeddings: (Float32Array | undefined)[];
+  failed: number[];
+};
 
 /** Decodes a body you already have (your own fetch, a Workers binding, a proxy, a cache). */
 export declare function decodeStream(
@@ -480,8 +524,8 @@ export declare class SkylError extends Error {
   readonly eventsEmitted?: boolean;
   /** For invalid requests and options: the offending field. */
   readonly path?: string;
-  /** What had been assembled before a stream failed. */
-  readonly partial?: Response;
+  /** What had been assembled before a stream failed (for `client.embed`: an {@link EmbedPartial}). */
+  readonly partial?: Response | EmbedPartial;
   /** The provider's error body as received. */
   readonly body?: string;
 }
@@ -496,8 +540,14 @@ export declare class InternalServerError extends APIError {}
 export declare class ConnectionError extends SkylError {}
 export declare class TimeoutError extends SkylError {}
 export declare class AbortError extends SkylError {}
-export declare class StreamEndedEarlyError extends SkylError {}
-export declare class MalformedStreamError extends SkylError {}
-export declare class ContentFilterError extends SkylError {}
+export declare class StreamEndedEarlyError extends SkylError {
+  readonly partial?: Response;
+}
+export declare class MalformedStreamError extends SkylError {
+  readonly partial?: Response;
+}
+export declare class ContentFilterError extends SkylError {
+  readonly partial?: Response;
+}
 export declare class InvalidRequestError extends SkylError {}
 export declare class PanicError extends SkylError {}
