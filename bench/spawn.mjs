@@ -1,6 +1,7 @@
 // One library on one case in its own Node process (child.mjs), for the
 // scripts that compare runs: run.mjs, ab.mjs, driver.mjs.
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
