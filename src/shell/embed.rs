@@ -22,7 +22,8 @@ pub(crate) struct BoundaryEmbed {
     label: &'static str,
     output: String,
     delay: u64,
-    vectors: Vec<f32>,
+    /// The vectors of [`Self::finish`], by index (`None`: none came).
+    vectors: Vec<Option<Vec<f32>>>,
 }
 
 impl BoundaryEmbed {
@@ -209,8 +210,8 @@ impl BoundaryEmbed {
     /// The result, once every worker is idle: [`DONE`] with
     /// `{"model", "batches", "usage"?, "lengths": [n, ...]}`, or [`FAIL`]
     /// with `{"error": ..., "lengths": [n | null, ...]}` (`null`: no
-    /// vector arrived). [`Self::take_vectors`] is every vector that
-    /// arrived, in order, end to end.
+    /// vector arrived). [`Self::vector_addresses`] says where each vector
+    /// is.
     pub(crate) fn finish(&mut self) -> u32 {
         let Ok(m) = &mut self.machine else {
             self.output = self.invalid();
@@ -230,7 +231,7 @@ impl BoundaryEmbed {
                     lengths.uint(v.len() as u64);
                 }
                 drop(lengths);
-                self.vectors = result.vectors.concat();
+                self.vectors = result.vectors.into_iter().map(Some).collect();
                 DONE
             }
             Err(failure) => {
@@ -243,7 +244,7 @@ impl BoundaryEmbed {
                     }
                 }
                 drop(lengths);
-                self.vectors = failure.vectors.into_iter().flatten().flatten().collect();
+                self.vectors = failure.vectors;
                 FAIL
             }
         };
@@ -252,9 +253,23 @@ impl BoundaryEmbed {
         code
     }
 
-    /// The vectors of [`Self::finish`], end to end.
+    /// The address in the module's memory of each vector of
+    /// [`Self::finish`], by index (0: none came): JS copies each straight
+    /// into one `Float32Array`, with no wasm call in between.
+    pub(crate) fn vector_addresses(&self) -> Vec<u32> {
+        (self.vectors.iter())
+            .map(|v| v.as_ref().map_or(0, |v| v.as_ptr() as usize as u32))
+            .collect()
+    }
+
+    /// Every vector that came, end to end (native tests).
+    #[cfg(test)]
     pub(crate) fn take_vectors(&mut self) -> Vec<f32> {
         std::mem::take(&mut self.vectors)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .collect()
     }
 
     /// The text of the last step: the request to send, or the result.

@@ -365,10 +365,10 @@ impl Embed {
         self.inner.finish()
     }
 
-    /// Every vector that arrived, end to end.
-    #[wasm_bindgen(js_name = takeVectors)]
-    pub fn take_vectors(&mut self) -> Vec<f32> {
-        self.inner.take_vectors()
+    /// Where each vector is in the module's memory (0: none came).
+    #[wasm_bindgen(js_name = vectorAddresses)]
+    pub fn vector_addresses(&self) -> Vec<u32> {
+        self.inner.vector_addresses()
     }
 
     /// The text of the last step.

@@ -77,8 +77,12 @@ export class Embed {
   result() {
     const code = call(() => this.m.finish());
     const out = parse(call(() => this.m.takeOutput()));
-    const all = call(() => this.m.takeVectors());
-    // One buffer; each vector is a view of its part.
+    const addresses = call(() => this.m.vectorAddresses());
+    // One buffer, each vector copied straight out of wasm memory into its
+    // part (no wasm call in between: the memory stays put); each vector is
+    // a view of its part.
+    const all = new Float32Array(out.lengths.reduce((a, n) => a + (n ?? 0), 0));
+    const memory = wasm.wasmMemory().buffer;
     const embeddings = [];
     const failed = [];
     let at = 0;
@@ -88,6 +92,7 @@ export class Embed {
         failed.push(i);
         return;
       }
+      all.set(new Float32Array(memory, addresses[i], n), at);
       embeddings.push(all.subarray(at, at + n));
       at += n;
     });
@@ -153,13 +158,18 @@ export class Embed {
     if (typeof res?.body?.getReader !== "function") {
       try {
         const text = typeof res?.text === "function" ? await res.text() : "";
-        this.put(w, bytes(text));
+        const chunk = bytes(text);
+        this.put(w, [chunk], chunk.length);
       } catch (e) {
         return call(() => this.m.lost(w, said(e)));
       }
       return call(() => this.m.ended(w));
     }
     slot.reader = res.body.getReader();
+    // The chunks go into wasm memory together at the end: one copy, into
+    // room made once, rather than a buffer grown (and copied) as they come.
+    const chunks = [];
+    let length = 0;
     for (;;) {
       const disarm = this.arm(w, STEP.READ);
       let result;
@@ -170,15 +180,25 @@ export class Embed {
       } finally {
         disarm();
       }
-      if (result.done) return call(() => this.m.ended(w));
-      this.put(w, bytes(result.value));
+      if (result.done) {
+        this.put(w, chunks, length);
+        return call(() => this.m.ended(w));
+      }
+      const chunk = bytes(result.value);
+      chunks.push(chunk);
+      length += chunk.length;
     }
   }
 
-  /** Writes a chunk of worker `w`'s body straight into its room in wasm memory. */
-  put(w, chunk) {
-    const at = call(() => this.m.chunkBuffer(w, chunk.length));
-    if (at) memoryBytes().set(chunk, at);
+  /** Writes worker `w`'s body (`chunks`, `length` bytes) straight into its room in wasm memory. */
+  put(w, chunks, length) {
+    let at = call(() => this.m.chunkBuffer(w, length));
+    if (!at) return;
+    const memory = memoryBytes();
+    for (const c of chunks) {
+      memory.set(c, at);
+      at += c.length;
+    }
   }
 
   async wait(w) {
