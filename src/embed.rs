@@ -53,6 +53,18 @@ pub struct EmbedFailure {
     pub failed: Vec<usize>,
 }
 
+impl EmbedFailure {
+    /// The failure of a call that sent nothing (`error`: why), for `n`
+    /// values.
+    pub fn nothing_sent(error: Error, n: usize) -> Self {
+        EmbedFailure {
+            error,
+            vectors: vec![None; n],
+            failed: (0..n).collect(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Idle,
@@ -197,6 +209,11 @@ impl EmbedMachine {
     /// when there are fewer batches. Each is numbered from 0.
     pub fn workers(&self) -> usize {
         self.workers.len()
+    }
+
+    /// How many values the call embeds.
+    pub fn values(&self) -> usize {
+        self.vectors.len()
     }
 
     /// The batches still to send, as ranges of the values' indices.

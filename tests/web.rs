@@ -23,6 +23,9 @@ mod support;
 #[path = "web/scenarios.rs"]
 mod scenarios;
 
+#[path = "web/embed.rs"]
+mod embed;
+
 #[path = "web/runner.rs"]
 mod runner;
 

@@ -250,7 +250,7 @@ impl Loop {
 }
 
 /// One embeddings call, as the embed machine says
-/// ([`jsapi::embed::BoundaryEmbed`]): each worker's inputs return its next
+/// (`BoundaryEmbed`, `shell/embed.rs`): each worker's inputs return its next
 /// step's code (`STEP` in `policy.js`; `DONE` means idle).
 #[wasm_bindgen]
 pub struct Embed {
@@ -259,7 +259,7 @@ pub struct Embed {
 
 #[wasm_bindgen]
 impl Embed {
-    /// A call to make; see [`jsapi::embed::BoundaryEmbed::new`].
+    /// A call to make (`BoundaryEmbed::new`).
     #[wasm_bindgen(constructor)]
     pub fn new(
         config_json: &str,

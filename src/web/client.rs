@@ -10,7 +10,9 @@ use wasm_bindgen::JsValue;
 use super::events::EventStream;
 use super::run::{Run, Source};
 use super::timer;
+use crate::embed::{EmbedFailure, EmbedMachine};
 use crate::error::{Error, Timeout};
+use crate::model::{EmbedRequest, Embeddings};
 use crate::model::{Request, Response};
 use crate::providers::{ClientConfig, Provider};
 use crate::retry::RetryPolicy;
@@ -153,6 +155,45 @@ impl Client {
     /// (and only) item.
     pub fn stream(&self, request: &Request) -> EventStream {
         EventStream::new(self.machine(request, true), self.config.api_key.clone())
+    }
+
+    /// Embeds `request`'s values, as the core's [`EmbedMachine`] says: in
+    /// batches sized for the provider, at most `max_concurrency` requests
+    /// at once, each retried by this client's policy, one too large
+    /// halved; the vectors in the values' order. A failure keeps every
+    /// vector that came ([`EmbedFailure`]). Dropping the future aborts
+    /// every request in flight, and no further one is sent.
+    ///
+    /// ```no_run
+    /// use skyl::{web, ClientConfig, EmbedRequest, Provider};
+    ///
+    /// # async fn run() -> Result<(), skyl::EmbedFailure> {
+    /// let client = web::Client::new(ClientConfig::new(Provider::OpenAi).with_api_key("sk-..."));
+    /// let result = client.embed(&EmbedRequest::new(["a question", "a passage"])).await?;
+    /// assert_eq!(result.vectors.len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn embed(&self, request: &EmbedRequest) -> Result<Embeddings, EmbedFailure> {
+        let seed = (timer::random() * 9_007_199_254_740_992.0) as u64;
+        let config = self.config.clone();
+        let made = EmbedMachine::new(
+            config,
+            request.clone(),
+            self.retry,
+            self.timeouts.timers(),
+            seed,
+        );
+        let result = match made {
+            Ok(machine) => super::embed::embed(machine, self.fetch.clone()).await,
+            Err(error) => Err(EmbedFailure::nothing_sent(error, request.values.len())),
+        };
+        result.map_err(|mut f| {
+            if let Some(key) = &self.config.api_key {
+                f.error.scrub(key);
+            }
+            f
+        })
     }
 
     /// The whole response to `request` (not streamed). Dropping the future

@@ -49,6 +49,7 @@ mod abort;
 mod body;
 mod client;
 mod convert;
+mod embed;
 mod events;
 mod fetch;
 mod js;
