@@ -4,6 +4,7 @@
 import { ready } from "/pkg/browser.js";
 import { Chat } from "./chat.js";
 import { Replay } from "./replay.js";
+import { Embeddings } from "./embed.js";
 import { FAULTS } from "./faults.js";
 import { WEATHER_REPORT, invoicePart, filePart } from "./examples.js";
 import { el } from "./view.js";
@@ -45,6 +46,12 @@ for (const id of [
   "replay-progress",
   "show-raw",
   "fault-note",
+  "embed-form",
+  "embed-question",
+  "embed-chips",
+  "embed-status",
+  "embed-results",
+  "embed-passages",
 ])
   ui[id.replace(/-(\w)/g, (_, c) => c.toUpperCase())] = $(id);
 
@@ -70,6 +77,7 @@ const settings = () => ({
 });
 const chat = new Chat(ui, settings);
 new Replay(ui, settings);
+new Embeddings(ui, settings);
 
 function updateMode() {
   const s = settings();
@@ -88,7 +96,7 @@ function updateMode() {
 
 // ------------------------------------------------------------ the tabs
 
-const tabs = [$("tab-chat"), $("tab-replay")];
+const tabs = [$("tab-chat"), $("tab-replay"), $("tab-embed")];
 function select(tab) {
   for (const t of tabs) {
     const on = t === tab;

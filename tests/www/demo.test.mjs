@@ -267,3 +267,38 @@ test("the Worker API in workerd: config and a streamed chat as skyl events", asy
   const bad = await fetch(`${worker.url}/api/chat`, { method: "POST", body: "{" });
   assert.equal(bad.status, 400);
 });
+
+test("the embeddings tab ranks the passage that answers the question first", async () => {
+  const { page, errors } = await demo.open("openai");
+  await page.click("#tab-embed");
+  const cases = [
+    ["When will my parcel arrive?", /parcel will arrive/],
+    ["How do I reset my password?", /reset your password/],
+    ["Can I pay with gift cards?", /Gift cards/],
+    ["Where are my invoices?", /Invoices/],
+  ];
+  for (const [question, top] of cases) {
+    await page.fill("#embed-question", question);
+    await page.click("#embed-form button[type=submit]");
+    await page.waitForFunction(
+      (q) =>
+        document.querySelector("#embed-status")?.textContent.startsWith("7 texts") &&
+        document.querySelector("#embed-question").value === q,
+      question,
+      { timeout: 15000 },
+    );
+    const ranked = await page.$$eval("#embed-results .text", (ns) => ns.map((n) => n.textContent));
+    assert.equal(ranked.length, 6);
+    assert.match(ranked[0], top, `${question} → ${ranked.join(" | ")}`);
+    const scores = await page.$$eval("#embed-results .score", (ns) =>
+      ns.map((n) => Number(n.textContent)),
+    );
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+      "most similar first",
+    );
+  }
+  assert.match(await page.textContent("#embed-status"), /256 dimensions, 1 request/);
+  assert.deepEqual(errors, []);
+});
