@@ -85,7 +85,14 @@ pub struct Embeddings {
 
 /// An [`EmbedRequest`] from JSON: `{"values", "model"?, "dimensions"?,
 /// "taskType"?, "encodingFormat"?, "maxBatchSize"?, "maxConcurrency"?}`.
-#[cfg_attr(not(all(target_arch = "wasm32", feature = "npm")), allow(dead_code))] // (the shell's, on wasm32)
+#[cfg_attr(
+    not(all(
+        target_arch = "wasm32",
+        feature = "npm",
+        any(feature = "openai", feature = "gemini")
+    )),
+    allow(dead_code)
+)] // (the shell's, on wasm32, in a build with an embedder)
 pub(crate) fn embed_request(v: Value, at: &At) -> Read<EmbedRequest> {
     let mut r = EmbedRequest::default();
     let mut values = None;

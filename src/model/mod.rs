@@ -10,6 +10,7 @@ pub(crate) mod to_json;
 pub(crate) mod types;
 pub(crate) mod validate;
 
+#[cfg(any(feature = "openai", feature = "gemini"))]
 pub(crate) use embed::embed_request;
 pub use embed::{EmbedEncoding, EmbedRequest, Embeddings};
 pub use response::*;

@@ -7,7 +7,9 @@
 //! subclass in one place.
 
 pub(crate) mod boundary;
-// Reached only through the wasm exports (`wasm.rs`) and its tests.
+// Reached only through the wasm exports (`wasm.rs`) and its tests; left
+// out of a build without an embedder (the JS half answers from policy.js).
+#[cfg(any(feature = "openai", feature = "gemini"))]
 #[cfg_attr(not(all(target_arch = "wasm32", feature = "npm")), allow(dead_code))]
 pub(crate) mod embed;
 pub(crate) mod error_info;

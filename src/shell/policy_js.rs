@@ -56,6 +56,26 @@ fn render() -> String {
         "BASE_URL_REQUIRED",
         &base_urls,
     );
+    // (Read from the provider table: the adapters whose entry has no
+    // embedder. A build without any embedder leaves the wasm class out, and
+    // the JS half answers `client.embed` with this.)
+    let no_embeddings: Vec<_> = Provider::ALL
+        .iter()
+        .filter_map(|&p| match crate::providers::embed::embedder(p) {
+            Err(crate::Error::InvalidRequest { message, .. }) => Some((p.name(), message)),
+            _ => None,
+        })
+        .collect();
+    let no_embeddings: Vec<_> = no_embeddings
+        .iter()
+        .map(|(k, v)| (*k, v.as_str()))
+        .collect();
+    table(
+        &mut out,
+        "The providers with no embeddings API, and where to go instead (`Adapter::embed`).",
+        "NO_EMBEDDINGS",
+        &no_embeddings,
+    );
     let consts = [
         (
             "Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`).",

@@ -249,6 +249,7 @@ impl Loop {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "gemini"))]
 /// One embeddings call, as the embed machine says
 /// (`BoundaryEmbed`, `shell/embed.rs`): each worker's inputs return its next
 /// step's code (`STEP` in `policy.js`; `DONE` means idle).
@@ -257,6 +258,7 @@ pub struct Embed {
     inner: jsapi::embed::BoundaryEmbed,
 }
 
+#[cfg(any(feature = "openai", feature = "gemini"))]
 #[wasm_bindgen]
 impl Embed {
     /// A call to make (`BoundaryEmbed::new`).

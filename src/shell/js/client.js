@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TOTAL_TIMEOUT_MS,
   HEADER_NAME_SYMBOLS,
+  NO_EMBEDDINGS,
   PROVIDER_FEATURES,
 } from "./policy.js";
 import { InvalidRequestError, localError, makeError } from "./errors.js";
@@ -208,6 +209,15 @@ export class Client {
             path: "values",
           },
         ),
+      );
+    // (From the core's table: a build whose adapters have no embedder has
+    // no embed machine in its wasm.)
+    const none = NO_EMBEDDINGS[this.#o.provider];
+    if (none)
+      throw new InvalidRequestError(
+        localError("InvalidRequestError", "invalid_request", `skyl: provider: ${none}`, {
+          path: "provider",
+        }),
       );
     return new Embed(this.#o, this.#key, this.#fetch, request).run();
   }

@@ -19,6 +19,11 @@ export const BASE_URL_REQUIRED = Object.freeze({
   openaicompat: "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)",
 });
 
+/** The providers with no embeddings API, and where to go instead (`Adapter::embed`). */
+export const NO_EMBEDDINGS = Object.freeze({
+  anthropic: "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider \"openaicompat\" with baseURL \"https://api.voyageai.com/v1\" and a Voyage model (e.g. voyage-3.5)",
+});
+
 /** Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`). */
 export const DEFAULT_MAX_RETRIES = 2;
 
