@@ -20,7 +20,14 @@ fn table(out: &mut String, doc: &str, name: &str, entries: &[(&str, &str)]) {
         "\n/** {doc} */\nexport const {name} = Object.freeze({{\n"
     ));
     for (k, v) in entries {
-        out.push_str(&format!("  {k}: {},\n", quoted(v)));
+        // A line over biome's width breaks after the key, as biome writes it.
+        let line = format!("  {k}: {},", quoted(v));
+        if line.len() > 100 {
+            out.push_str(&format!("  {k}:\n    {},\n", quoted(v)));
+        } else {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     out.push_str("});\n");
 }

@@ -35,7 +35,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.
-pub(crate) const NO_EMBEDDINGS: &str = "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider \"openaicompat\" with baseURL \"https://api.voyageai.com/v1\" and a Voyage model (e.g. voyage-3.5)";
+pub(crate) const NO_EMBEDDINGS: &str = "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider openaicompat with baseURL https://api.voyageai.com/v1 and a Voyage model (e.g. voyage-3.5)";
 
 /// The default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";

@@ -21,7 +21,8 @@ export const BASE_URL_REQUIRED = Object.freeze({
 
 /** The providers with no embeddings API, and where to go instead (`Adapter::embed`). */
 export const NO_EMBEDDINGS = Object.freeze({
-  anthropic: "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider \"openaicompat\" with baseURL \"https://api.voyageai.com/v1\" and a Voyage model (e.g. voyage-3.5)",
+  anthropic:
+    "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider openaicompat with baseURL https://api.voyageai.com/v1 and a Voyage model (e.g. voyage-3.5)",
 });
 
 /** Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`). */
