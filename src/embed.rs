@@ -554,9 +554,13 @@ impl EmbedMachine {
 
     /// Worker `w`'s batch failed for good: its values stay without
     /// vectors; the worker goes on to the next batch unless `e` would fail
-    /// every batch.
+    /// every batch (a bad key, a missing model, a bad request that is not
+    /// about size).
     fn give_up(&mut self, w: usize, e: Error) -> EmbedStep {
+        // A value too large alone (over the model's input limit) is its
+        // own: the others still go.
         let shared = match &e {
+            _ if too_large(&e) => false,
             Error::Api(api) => matches!(
                 api.kind,
                 ApiErrorKind::Authentication

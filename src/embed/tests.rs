@@ -443,3 +443,25 @@ fn an_error_inside_a_200_is_typed_as_the_providers_error() {
     };
     assert_eq!(api.message, "quota");
 }
+
+#[test]
+fn a_value_too_long_alone_fails_only_itself() {
+    let mut m = machine(Provider::OpenAi, 4, |r| r.max_concurrency = Some(1));
+    assert_eq!(range_of(&send(m.next(0))), 0..4);
+    let long = r#"{"error":{"message":"This model's maximum context length is 8192 tokens, however you requested 9000 tokens","type":"invalid_request_error"}}"#;
+    // 0..4 halves to 0..2, which halves to 0..1: value 0 is the long one.
+    assert_eq!(range_of(&send(answer(&mut m, 0, 400, long))), 0..2);
+    assert_eq!(range_of(&send(answer(&mut m, 0, 400, long))), 0..1);
+    assert_eq!(range_of(&send(answer(&mut m, 0, 400, long))), 1..2);
+    assert_eq!(
+        range_of(&send(answer(&mut m, 0, 200, &openai_answer(1..2)))),
+        2..4
+    );
+    assert!(matches!(
+        answer(&mut m, 0, 200, &openai_answer(2..4)),
+        EmbedStep::Idle
+    ));
+    let failure = m.finish().unwrap_err();
+    assert_eq!(failure.failed, [0]);
+    assert!(matches!(failure.error, Error::Api(_)));
+}
