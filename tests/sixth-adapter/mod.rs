@@ -24,6 +24,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
         Some(super::api_error_from(None, Some(message), None, None))
     },
     stream: || Box::new(State),
+    embed: Err("the echo adapter has no embeddings"),
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
