@@ -43,8 +43,18 @@ const fn table() -> [u8; 256] {
 
 static DECODE: [u8; 256] = table();
 
-/// Decodes `text` (padded or not) into `out`, 4 bytes to an `f32`.
+/// Decodes `text` (padded or not) into `out`, 4 bytes to an `f32`; on an
+/// error, `out` is as it was.
 pub(crate) fn f32s(text: &str, out: &mut Vec<f32>) -> Result<(), BadBase64> {
+    let start = out.len();
+    let result = decode(text, out);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+fn decode(text: &str, out: &mut Vec<f32>) -> Result<(), BadBase64> {
     let b = text.as_bytes();
     let body = b
         .strip_suffix(b"==")
@@ -234,5 +244,36 @@ mod tests {
             f32s("AAAAAAAAAAB", &mut Vec::new()),
             Err(BadBase64::Character(10))
         );
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_round_trip_and_any_text_is_an_answer(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+            text in "[A-Za-z0-9+/=*\\[\\] -]{0,120}",
+            good in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+            bad in "[*=\\[ ]{1,2}",
+        ) {
+            let whole = &bytes[..bytes.len() / 4 * 4];
+            let want: Vec<u32> = whole
+                .chunks_exact(4)
+                .map(|f| u32::from_le_bytes([f[0], f[1], f[2], f[3]]))
+                .collect();
+            for encoded in [encode(whole), encode(whole).trim_end_matches('=').to_string()] {
+                let mut out = Vec::new();
+                f32s(&encoded, &mut out).unwrap();
+                let got: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+                proptest::prop_assert_eq!(&got, &want);
+            }
+            // Any text: floats or an error, never a panic, and nothing
+            // left behind on an error.
+            for t in [text, format!("{}{bad}", encode(&good[..good.len() / 4 * 4]))] {
+                let mut out = vec![1.0];
+                if f32s(&t, &mut out).is_err() {
+                    proptest::prop_assert_eq!(out, vec![1.0]);
+                }
+            }
+        }
     }
 }
