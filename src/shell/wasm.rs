@@ -249,6 +249,15 @@ impl Loop {
     }
 }
 
+/// The name alone, in a build without an embedder (`skyl/anthropic`):
+/// the JS half imports the class by name (a bundler checks that it is
+/// there) and answers `client.embed` from `policy.js` without making one.
+#[cfg(not(any(feature = "openai", feature = "gemini")))]
+#[wasm_bindgen]
+pub struct Embed {
+    _none: u8,
+}
+
 #[cfg(any(feature = "openai", feature = "gemini"))]
 /// One embeddings call, as the embed machine says
 /// (`BoundaryEmbed`, `shell/embed.rs`): each worker's inputs return its next

@@ -44,13 +44,15 @@ for (const [i, [sub, built]] of entries.entries()) {
 }
 
 // Embeddings: an entry whose adapters embed has the embed machine; one
-// without (skyl/anthropic) leaves it out of its wasm, and its client.embed
-// says, from the core's table, where to go instead.
+// without (skyl/anthropic) has only the class's name in its wasm (bundlers
+// check the import), and its client.embed says, from the core's table,
+// where to go instead.
 for (const [sub, built] of entries) {
   test(`skyl/${sub}: client.embed ${built.includes("anthropic") ? "points to Voyage AI" : "is built in"}`, async () => {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
     const embeds = built.some((p) => p !== "anthropic");
-    assert.equal(typeof wasm.Embed, embeds ? "function" : "undefined");
+    assert.equal(typeof wasm.Embed, "function");
+    assert.equal(typeof wasm.Embed.prototype.next, embeds ? "function" : "undefined");
     if (embeds) return;
     const { Client, InvalidRequestError } = await import(new URL(`${sub}/node.js`, pkg));
     const c = new Client({ provider: "anthropic", apiKey: "k" });
