@@ -171,19 +171,35 @@ pub(crate) const TOO_LARGE: &[&str] = &[
     "exceed",
 ];
 
-/// The vector of a JSON value at the reader: base64 text or an array of
-/// numbers, whichever came. `Err` names what is wrong (the caller adds
-/// where).
-pub(crate) fn vector(r: &mut Reader<'_>, out: &mut Vec<f32>) -> Result<(), String> {
-    if r.peek_string() {
-        let text = r.string().ok_or("is not a JSON string")?;
-        return base64::f32s(&text, out).map_err(|e| e.message());
+/// The vector of the JSON value at the reader: base64 text or an array of
+/// numbers, whichever came. `None` when it is neither, with `problem`
+/// saying what was wrong where (`at()`, written only then: say,
+/// `data[3].embedding`).
+pub(crate) fn vector(
+    r: &mut Reader<'_>,
+    problem: &mut Option<String>,
+    at: impl FnOnce() -> String,
+) -> Option<Vec<f32>> {
+    let mut out = Vec::new();
+    let read = if r.peek_string() {
+        match r.string() {
+            Some(text) => base64::f32s(&text, &mut out).map_err(|e| e.message()),
+            None => Err("is not a JSON string".to_string()),
+        }
+    } else {
+        r.array(|r| {
+            out.push(r.f32()?);
+            Some(())
+        })
+        .ok_or_else(|| "is neither base64 text nor an array of numbers".to_string())
+    };
+    match read {
+        Ok(()) => Some(out),
+        Err(why) => {
+            *problem = Some(format!("{} {why}", at()));
+            None
+        }
     }
-    r.array(|r| {
-        out.push(r.f32()?);
-        Some(())
-    })
-    .ok_or_else(|| "is neither base64 text nor an array of numbers".to_string())
 }
 
 /// The error for a success body that is not an embeddings answer: an API

@@ -8,7 +8,7 @@ use super::{API_VERSION, DEFAULT_BASE_URL};
 use crate::error::Error;
 use crate::json::read::Reader;
 use crate::json::write::{Obj, Out};
-use crate::providers::embed::{not_embeddings, placed, vector, EmbedBatch, EmbedInput, Embedder};
+use crate::providers::embed::{not_embeddings, vector, EmbedBatch, EmbedInput, Embedder};
 use crate::providers::{join_url, Encoded, Provider};
 
 /// The adapter's embedder.
@@ -73,19 +73,17 @@ fn encode(input: &EmbedInput<'_>) -> Result<Encoded, Error> {
 /// `{"embeddings":[{"values":[...]}]}`, or `{"embedding":{"values":[...]}}`
 /// for one value.
 fn decode(body: &str, count: usize) -> Result<EmbedBatch, Error> {
-    let mut slots: Vec<Option<Vec<f32>>> = Vec::with_capacity(count);
+    let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(count);
     let mut problem = None;
     let mut r = Reader::new(body);
     let read = r.object(|r, key| match key {
         "embeddings" => r.array(|r| {
-            let at = slots.len();
-            let v = values(r, &format!("embeddings[{at}]"), &mut problem)?;
-            slots.push(Some(v));
+            let at = vectors.len();
+            vectors.push(values(r, || format!("embeddings[{at}]"), &mut problem)?);
             Some(())
         }),
         "embedding" if count == 1 => {
-            let v = values(r, "embedding", &mut problem)?;
-            slots.push(Some(v));
+            vectors.push(values(r, || "embedding".into(), &mut problem)?);
             Some(())
         }
         _ => r.skip(),
@@ -93,40 +91,38 @@ fn decode(body: &str, count: usize) -> Result<EmbedBatch, Error> {
     if read.is_none() || !r.at_end() || problem.is_some() {
         return Err(not_embeddings(Provider::Gemini, body, problem));
     }
-    if slots.len() > count {
-        let n = slots.len();
+    let n = vectors.len();
+    if n > count {
         return Err(Error::invalid_response(format!(
             "the answer has {n} vectors for {count} values"
         )));
     }
-    slots.resize(count, None);
+    if n < count {
+        let why = format!("the answer has no vector for value {n} of the batch");
+        return Err(not_embeddings(Provider::Gemini, body, Some(why)));
+    }
     Ok(EmbedBatch {
-        vectors: placed(slots).map_err(|why| not_embeddings(Provider::Gemini, body, Some(why)))?,
+        vectors,
         ..EmbedBatch::default()
     })
 }
 
-/// One `ContentEmbedding`'s `values`.
-fn values(r: &mut Reader<'_>, at: &str, problem: &mut Option<String>) -> Option<Vec<f32>> {
+/// One `ContentEmbedding`'s `values`; `at()` says where, for a problem.
+fn values(
+    r: &mut Reader<'_>,
+    at: impl Fn() -> String,
+    problem: &mut Option<String>,
+) -> Option<Vec<f32>> {
     let mut out = None;
     r.object(|r, key| match key {
         "values" => {
-            let mut v = Vec::new();
-            match vector(r, &mut v) {
-                Ok(()) => {
-                    out = Some(v);
-                    Some(())
-                }
-                Err(why) => {
-                    *problem = Some(format!("{at}.values {why}"));
-                    None
-                }
-            }
+            out = Some(vector(r, problem, || format!("{}.values", at()))?);
+            Some(())
         }
         _ => r.skip(),
     })?;
     if out.is_none() {
-        *problem = Some(format!("{at} has no `values`"));
+        *problem = Some(format!("{} has no `values`", at()));
     }
     out
 }

@@ -123,17 +123,8 @@ fn item(
     r.object(|r, key| match key {
         "index" => r.u64().map(|n| index = Some(n)),
         "embedding" => {
-            let mut out = Vec::new();
-            match vector(r, &mut out) {
-                Ok(()) => {
-                    v = Some(out);
-                    Some(())
-                }
-                Err(why) => {
-                    *problem = Some(format!("data[{at}].embedding {why}"));
-                    None
-                }
-            }
+            v = Some(vector(r, problem, || format!("data[{at}].embedding"))?);
+            Some(())
         }
         _ => r.skip(),
     })?;
