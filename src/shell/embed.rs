@@ -4,14 +4,12 @@
 //! once, at the end, as one `Float32Array`.
 
 use super::error_info::{error_info, info};
-use super::run::{cancel_code, Limits, CANCEL_NOTHING, DONE, FAIL, READ, SEND, WAIT};
+use super::run::{answered, cancel_code, Limits, CANCEL_NOTHING, DONE, FAIL, READ, SEND, WAIT};
 use super::{config_and, error_json, http_text};
 use crate::embed::{EmbedMachine, EmbedStep};
 use crate::error::{Error, Timeout};
-use crate::json::read::parse;
 use crate::json::write::Out;
 use crate::model::embed_request;
-use crate::model::from_json::string_pairs;
 use crate::model::to_json::usage;
 
 /// One embeddings call for the JS half.
@@ -93,12 +91,7 @@ impl BoundaryEmbed {
         headers_json: &str,
         now_ms: f64,
     ) -> u32 {
-        let headers = parse(headers_json).map_or_else(|_| Vec::new(), string_pairs);
-        let now = if now_ms.is_finite() && now_ms > 0.0 {
-            now_ms as u64
-        } else {
-            0
-        };
+        let (headers, now) = answered(headers_json, now_ms);
         self.on(|m| m.responded(w as usize, status, headers, now))
     }
 
@@ -197,16 +190,6 @@ impl BoundaryEmbed {
         self.delay as f64
     }
 
-    /// The error that stopped the call (`{"error": ...}`), or `""`.
-    pub(crate) fn stopped(&self) -> String {
-        match &self.machine {
-            Ok(m) => m
-                .stopped()
-                .map_or_else(String::new, |e| error_json(e, self.label)),
-            Err(_) => String::new(),
-        }
-    }
-
     /// The result, once every worker is idle: [`DONE`] with
     /// `{"model", "batches", "usage"?, "lengths": [n, ...]}`, or [`FAIL`]
     /// with `{"error": ..., "lengths": [n | null, ...]}` (`null`: no
@@ -226,28 +209,23 @@ impl BoundaryEmbed {
                 if let Some(u) = &result.usage {
                     usage(&mut o.object("usage"), u);
                 }
-                let mut lengths = o.array("lengths");
-                for v in &result.vectors {
-                    lengths.uint(v.len() as u64);
-                }
-                drop(lengths);
                 self.vectors = result.vectors.into_iter().map(Some).collect();
                 DONE
             }
             Err(failure) => {
                 error_info(&mut o.object("error"), &info(&failure.error, self.label));
-                let mut lengths = o.array("lengths");
-                for v in &failure.vectors {
-                    match v {
-                        Some(v) => lengths.uint(v.len() as u64),
-                        None => lengths.json("null"),
-                    }
-                }
-                drop(lengths);
                 self.vectors = failure.vectors;
                 FAIL
             }
         };
+        let mut lengths = o.array("lengths");
+        for v in &self.vectors {
+            match v {
+                Some(v) => lengths.uint(v.len() as u64),
+                None => lengths.json("null"),
+            }
+        }
+        drop(lengths);
         drop(o);
         self.output = out.finish().unwrap_or_default();
         code

@@ -77,6 +77,19 @@ impl Limits {
     }
 }
 
+/// A response's headers and the driver's clock as JS gives them:
+/// `[[name, value], ...]` (none when unreadable) and milliseconds since the
+/// epoch (0 when not a positive number).
+pub(crate) fn answered(headers_json: &str, now_ms: f64) -> (Vec<(String, String)>, u64) {
+    let headers = parse(headers_json).map_or_else(|_| Vec::new(), string_pairs);
+    let now = if now_ms.is_finite() && now_ms > 0.0 {
+        now_ms as u64
+    } else {
+        0
+    };
+    (headers, now)
+}
+
 /// A limit in milliseconds from JS: a positive number, else none.
 pub(crate) fn limit(ms: f64) -> Option<u64> {
     (ms.is_finite() && ms >= 1.0).then_some(ms as u64)
@@ -219,12 +232,7 @@ impl BoundaryRun {
     /// [`RunMachine::responded`]: `headers_json` is `[[name, value], ...]`,
     /// `now_ms` the driver's clock.
     pub fn responded(&mut self, status: u16, headers_json: &str, now_ms: f64) -> u32 {
-        let headers = parse(headers_json).map_or_else(|_| Vec::new(), string_pairs);
-        let now = if now_ms.is_finite() && now_ms > 0.0 {
-            now_ms as u64
-        } else {
-            0
-        };
+        let (headers, now) = answered(headers_json, now_ms);
         self.on(|m, _| m.responded(status, headers, now))
     }
 

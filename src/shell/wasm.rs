@@ -366,11 +366,6 @@ impl Embed {
         self.inner.delay()
     }
 
-    /// The error that stopped the call, or `""`.
-    pub fn stopped(&self) -> String {
-        self.inner.stopped()
-    }
-
     /// The result's code; its text in `takeOutput`.
     pub fn finish(&mut self) -> u32 {
         self.inner.finish()
