@@ -20,7 +20,7 @@ use super::fetch::{self, Answer};
 use super::js;
 use super::timer::{self, Clock, Sleep, Timer};
 use crate::embed::{EmbedFailure, EmbedMachine, EmbedStep};
-use crate::error::{Error, Timeout};
+use crate::error::Timeout;
 use crate::model::Embeddings;
 use crate::run::Cancel;
 
@@ -76,6 +76,9 @@ pub(crate) async fn embed(
     let limits = machine.timers();
     let workers = machine.workers();
     let clock = Clock::global();
+    if let Some(error) = timer::unsupported(limits, clock.as_ref()).filter(|_| workers > 0) {
+        return Err(EmbedFailure::nothing_sent(error, machine.values()));
+    }
     let gates: Rc<[Gate]> = (0..workers).map(|_| Gate::new()).collect();
     let call = Call {
         machine: Rc::new(RefCell::new(machine)),
@@ -83,12 +86,6 @@ pub(crate) async fn embed(
         clock,
         gates,
     };
-    let any = limits.total_ms.or(limits.first_byte_ms).or(limits.idle_ms);
-    if call.clock.is_none() && any.is_some() && workers > 0 {
-        let error = Error::invalid_request("timeouts", "this runtime has no global setTimeout");
-        let n = call.machine.borrow().values();
-        return Err(EmbedFailure::nothing_sent(error, n));
-    }
     let mut total = call.timer(0, Timeout::Total);
     if let (Some(t), Some(ms)) = (&mut total, limits.total_ms) {
         t.start(ms);
@@ -131,59 +128,38 @@ impl Call {
             step = match step {
                 EmbedStep::Send(http) => {
                     let signal = gate.begin_attempt();
-                    let request = match fetch::build(&http, signal.as_ref()) {
-                        Ok(request) => request,
-                        Err(e) => {
-                            let cause = e.to_string();
-                            step = on(&self.machine, |m| m.unreachable(w, &cause));
-                            continue;
+                    let sent = match fetch::build(&http, signal.as_ref()) {
+                        Ok(request) => {
+                            let send = fetch::send(self.fetch.as_ref(), &request, gate);
+                            timed(alarm, limit, send).await.map(|r| r.map(Answer::read))
                         }
+                        Err(e) => Ok(Ok(Err(e))),
                     };
-                    let mut alarm = alarm;
-                    if let (Some(t), Some((_, ms))) = (alarm.as_mut(), limit) {
-                        t.start(ms);
-                    }
-                    let sent = fetch::send(self.fetch.as_ref(), &request, gate).await;
-                    if let Some(t) = alarm {
-                        t.stop();
-                    }
-                    match sent.map(|r| r.map(Answer::read)) {
+                    let cause = match sent {
                         Ok(Ok(Ok(answer))) => {
                             body = Body::of(&answer).ok();
                             if let Some(reader) = body.as_ref().and_then(Body::reader) {
                                 gate.set_reader(&reader);
                             }
                             let now = timer::now_ms();
-                            on(&self.machine, |m| {
+                            step = on(&self.machine, |m| {
                                 m.responded(w, answer.status, answer.headers, now)
-                            })
+                            });
+                            continue;
                         }
-                        Ok(Ok(Err(e))) => {
-                            let cause = e.to_string();
-                            on(&self.machine, |m| m.unreachable(w, &cause))
-                        }
-                        Ok(Err(thrown)) => {
-                            let cause = js::message(&thrown);
-                            on(&self.machine, |m| m.unreachable(w, &cause))
-                        }
+                        Ok(Ok(Err(e))) => e.to_string(),
+                        Ok(Err(thrown)) => js::message(&thrown),
                         // The machine knows why (the timer that fired told it).
-                        Err(_) => on(&self.machine, |m| m.unreachable(w, "the attempt was cut")),
-                    }
+                        Err(_) => "the attempt was cut".to_string(),
+                    };
+                    on(&self.machine, |m| m.unreachable(w, &cause))
                 }
                 EmbedStep::Read => {
                     let Some(b) = body.as_mut() else {
                         step = on(&self.machine, |m| m.ended(w));
                         continue;
                     };
-                    let mut alarm = alarm;
-                    if let (Some(t), Some((_, ms))) = (alarm.as_mut(), limit) {
-                        t.start(ms);
-                    }
-                    let read = b.next(gate).await;
-                    if let Some(t) = alarm {
-                        t.stop();
-                    }
-                    match read {
+                    match timed(alarm, limit, b.next(gate)).await {
                         Ok(Some(chunk)) => {
                             if let Ok(mut m) = self.machine.try_borrow_mut() {
                                 m.feed(w, chunk);
@@ -194,8 +170,9 @@ impl Call {
                             body = None;
                             on(&self.machine, |m| m.ended(w))
                         }
-                        Err(ReadError::Failed(cause)) => on(&self.machine, |m| m.lost(w, &cause)),
-                        Err(ReadError::NotBytes(cause)) => on(&self.machine, |m| m.lost(w, &cause)),
+                        Err(ReadError::Failed(cause) | ReadError::NotBytes(cause)) => {
+                            on(&self.machine, |m| m.lost(w, &cause))
+                        }
                         Err(ReadError::Cut) => {
                             on(&self.machine, |m| m.lost(w, "the attempt was cut"))
                         }
@@ -215,6 +192,23 @@ impl Call {
         }
         gate.end_attempt();
     }
+}
+
+/// `future`, with `alarm` running for the step's `limit` meanwhile.
+async fn timed<F: Future>(
+    alarm: Option<&mut Timer>,
+    limit: Option<(Timeout, u64)>,
+    future: F,
+) -> F::Output {
+    let mut alarm = alarm.zip(limit);
+    if let Some((t, (_, ms))) = &mut alarm {
+        t.start(*ms);
+    }
+    let out = future.await;
+    if let Some((t, _)) = alarm {
+        t.stop();
+    }
+    out
 }
 
 /// Every worker's future, polled until all are done (one task: the

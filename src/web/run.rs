@@ -143,12 +143,8 @@ impl Run {
     /// was asked for in a runtime without timers.
     fn begin(&mut self) -> Step {
         let limits = self.limits;
-        let any = limits.total_ms.or(limits.first_byte_ms).or(limits.idle_ms);
-        if self.clock.is_none() && any.is_some() {
-            return Step::Fail(Error::invalid_request(
-                "timeouts",
-                "this runtime has no global setTimeout",
-            ));
+        if let Some(e) = timer::unsupported(limits, self.clock.as_ref()) {
+            return Step::Fail(e);
         }
         let total = limits.total_ms.map(|ms| (Timeout::Total, ms));
         self.alarms.start(total);

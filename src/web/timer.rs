@@ -14,6 +14,16 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::js;
+use crate::error::Error;
+use crate::run::Timers;
+
+/// The error for timeouts asked of a runtime without timers (`clock`:
+/// its [`Clock::global`]), or `None`.
+pub(crate) fn unsupported(limits: Timers, clock: Option<&Rc<Clock>>) -> Option<Error> {
+    let any = limits.total_ms.or(limits.first_byte_ms).or(limits.idle_ms);
+    (clock.is_none() && any.is_some())
+        .then(|| Error::invalid_request("timeouts", "this runtime has no global setTimeout"))
+}
 
 /// The global `setTimeout` and `clearTimeout`.
 pub(crate) struct Clock {
