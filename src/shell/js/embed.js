@@ -11,7 +11,7 @@ import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { encoded, memoryBytes, parse } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
-import { bytes, headerPairs, post, said, sleep, why } from "./run.js";
+import { bytes, headerPairs, limits, post, said, sleep, why } from "./run.js";
 
 /** One `client.embed(request)`. */
 export class Embed {
@@ -31,21 +31,8 @@ export class Embed {
   async run() {
     await ready();
     const { signal, ...plain } = this.request ?? {};
-    const t = this.o.timeouts;
-    const seed = Math.floor(Math.random() * 2 ** 32);
     const json = JSON.stringify(plain);
-    this.m = call(
-      () =>
-        new wasm.Embed(
-          this.o.config,
-          json,
-          this.o.maxRetries,
-          t.total ?? 0,
-          t.firstByte ?? 0,
-          t.idle ?? 0,
-          seed,
-        ),
-    );
+    this.m = call(() => new wasm.Embed(this.o.config, json, ...limits(this.o)));
     try {
       const invalid = call(() => this.m.invalid());
       if (invalid) throw makeError(parse(invalid).error, this.key);
@@ -103,7 +90,7 @@ export class Embed {
     const cause = out.error.code === "abort" ? this.reason : undefined;
     const err = makeError(out.error, this.key, cause);
     err.partial = { embeddings, failed };
-    return Promise.reject(err);
+    throw err;
   }
 
   /** Carries out worker `w`'s steps until it is idle. */

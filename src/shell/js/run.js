@@ -51,6 +51,17 @@ export function bytes(value) {
   throw new TypeError(`unsupported body chunk: ${Object.prototype.toString.call(value)}`);
 }
 
+/**
+ * A request's retries and timers as the wasm classes take them (`Limits`,
+ * shell/run.rs): maxRetries, total, first-byte and idle milliseconds (0:
+ * none), and a fresh seed for the backoff's jitter.
+ */
+export function limits(o) {
+  const t = o.timeouts;
+  const seed = Math.floor(Math.random() * 2 ** 32);
+  return [o.maxRetries, t.total ?? 0, t.firstByte ?? 0, t.idle ?? 0, seed];
+}
+
 /** Sends an encoded request (`{url, headers, body}`) with `fetchFn`, cancellable by `signal`. */
 export const post = (fetchFn, http, signal) =>
   fetchFn(http.url, { method: "POST", headers: http.headers, body: http.body, signal });
@@ -111,20 +122,7 @@ export class Run {
     } else {
       const { signal, ...plain } = this.request ?? {};
       const json = JSON.stringify(plain);
-      const seed = Math.floor(Math.random() * 2 ** 32);
-      this.m = call(
-        () =>
-          new wasm.Run(
-            this.o.config,
-            json,
-            this.streaming,
-            this.o.maxRetries,
-            t.total ?? 0,
-            t.firstByte ?? 0,
-            t.idle ?? 0,
-            seed,
-          ),
-      );
+      this.m = call(() => new wasm.Run(this.o.config, json, this.streaming, ...limits(this.o)));
     }
     return this.m;
   }

@@ -11,7 +11,7 @@ import { InvalidRequestError, localError, makeError, scrub } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { parse } from "./boundary.js";
 import { LOOP } from "./policy.js";
-import { Run } from "./run.js";
+import { limits, Run } from "./run.js";
 
 const requestError = (path, message) =>
   new InvalidRequestError(
@@ -283,11 +283,9 @@ export class RunResult {
     // tools started as their calls come whole.
     const step = async (n) => {
       this.#push({ type: "step_start", step: n });
-      const t = o.timeouts;
-      const seed = Math.floor(Math.random() * 2 ** 32);
       const run = new Run(o, this.#key, fetchFn, {}, true);
-      run.make = () =>
-        loop.request(o.maxRetries, t.total ?? 0, t.firstByte ?? 0, t.idle ?? 0, seed);
+      const args = limits(o);
+      run.make = () => loop.request(...args);
       let response;
       let code = LOOP.FAIL;
       run.onDone = (m) => {
