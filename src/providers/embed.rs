@@ -218,13 +218,3 @@ pub(crate) fn not_embeddings(provider: Provider, body: &str, problem: Option<Str
         }
     }
 }
-
-/// Every vector of a batch of `count`, placed by index, or the index
-/// missing.
-pub(crate) fn placed(slots: Vec<Option<Vec<f32>>>) -> Result<Vec<Vec<f32>>, String> {
-    let mut out = Vec::with_capacity(slots.len());
-    for (i, v) in slots.into_iter().enumerate() {
-        out.push(v.ok_or_else(|| format!("the answer has no vector for value {i} of the batch"))?);
-    }
-    Ok(out)
-}

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::json::read::Reader;
 use crate::json::write::Out;
 use crate::model::{EmbedEncoding, Usage};
-use crate::providers::embed::{not_embeddings, placed, vector, EmbedBatch, EmbedInput, Embedder};
+use crate::providers::embed::{not_embeddings, vector, EmbedBatch, EmbedInput, Embedder};
 use crate::providers::{join_url, Encoded, Provider, BASE_URL_NEEDED};
 
 /// OpenAI's limits: 2,048 inputs and 300,000 tokens per request.
@@ -148,4 +148,14 @@ fn item(
         }
     }
     Some(())
+}
+
+/// Every vector of a batch of `count`, placed by index, or the index
+/// missing.
+fn placed(slots: Vec<Option<Vec<f32>>>) -> Result<Vec<Vec<f32>>, String> {
+    let mut out = Vec::with_capacity(slots.len());
+    for (i, v) in slots.into_iter().enumerate() {
+        out.push(v.ok_or_else(|| format!("the answer has no vector for value {i} of the batch"))?);
+    }
+    Ok(out)
 }
