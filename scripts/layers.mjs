@@ -18,7 +18,18 @@ const src = join(root, "src");
 const LAYERS = [
   ["json"],
   ["model"],
-  ["error", "http", "retry", "policy", "runner", "sse", "framing", "accumulate", "base64"],
+  [
+    "error",
+    "http",
+    "retry",
+    "policy",
+    "fallback",
+    "runner",
+    "sse",
+    "framing",
+    "accumulate",
+    "base64",
+  ],
   ["providers"],
   ["stream"],
   // One request (or one embeddings call) as a state machine, which both

@@ -98,6 +98,7 @@ mod accumulate;
 mod base64;
 mod embed;
 mod error;
+mod fallback;
 mod framing;
 mod http;
 mod json;
@@ -115,15 +116,16 @@ pub mod web;
 
 pub use embed::{EmbedFailure, EmbedMachine, EmbedStep, DEFAULT_EMBED_CONCURRENCY};
 pub use error::{ApiError, ApiErrorKind, Error, Timeout};
+pub use fallback::switches as fallback_switches;
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
 pub use json::partial::PartialJson;
 pub use model::schema::{check_arguments, SchemaError};
 pub use model::validate::{validate_request, validate_tool, validate_tool_call, Invalid};
 pub use model::{
-    tool_error_message, tool_result_message, EmbedEncoding, EmbedRequest, Embeddings, FinishReason,
-    IncompleteToolCall, Message, NamedToolChoice, NamedToolTag, Part, PartialEvents, ProviderData,
-    Raw, Request, Response, ResponseFormat, Role, StreamEvent, Tool, ToolCall, ToolChoice,
-    ToolChoiceMode, Usage,
+    tool_error_message, tool_result_message, AttemptError, EmbedEncoding, EmbedRequest, Embeddings,
+    FailedAttempt, FinishReason, IncompleteToolCall, Message, NamedToolChoice, NamedToolTag, Part,
+    PartialEvents, ProviderData, Raw, Request, Response, ResponseFormat, Role, StreamEvent, Tool,
+    ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
 pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
 pub use providers::{
@@ -131,7 +133,7 @@ pub use providers::{
     object_schema, ClientConfig, Provider,
 };
 pub use retry::RetryPolicy;
-pub use run::{Cancel, RunMachine, Step, Timers};
+pub use run::{Cancel, Fallback, RunMachine, Step, Timers};
 pub use runner::{Job, Next, Outcome, RunLimits, Runner, StopReason, ToolSpec};
 pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;

@@ -6,11 +6,16 @@ use crate::http::request_id;
 use crate::json::partial::Edit;
 use crate::model::{Request, Response, StreamEvent};
 use crate::policy::{Attempts, Interruption};
-use crate::providers::{decode_error_at, decode_response, encode_request, ClientConfig, Provider};
+use crate::providers::{decode_error_at, decode_response, ClientConfig, Provider};
 use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
 
+mod chain;
 mod types;
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+pub(crate) use chain::secrets_of;
+use chain::Chain;
+pub use chain::Fallback;
 pub use types::{Cancel, Step, Timers};
 
 /// What is sent: a request encoded for each attempt, or a response the
@@ -18,7 +23,7 @@ pub use types::{Cancel, Step, Timers};
 #[derive(Debug)]
 enum Source {
     Encode {
-        config: Box<ClientConfig>,
+        chain: Box<Chain>,
         request: Box<Request>,
     },
     Given,
@@ -131,7 +136,7 @@ impl RunMachine {
         let provider = config.provider;
         let which = request.partial;
         let source = Source::Encode {
-            config: Box::new(config),
+            chain: Box::new(Chain::new(config, retry)),
             request: Box::new(request),
         };
         let mut run = Self::with(provider, source, stream, retry, timers, seed);
@@ -247,10 +252,13 @@ impl RunMachine {
 
     /// Starts the request: its first attempt.
     pub fn start(&mut self) -> Step {
-        match self.phase {
-            Phase::Ready => self.attempt(),
-            _ => self.misuse("start"),
+        if self.phase != Phase::Ready {
+            return self.misuse("start");
         }
+        if let Err(e) = self.check_chain() {
+            return self.fail(e);
+        }
+        self.attempt()
     }
 
     /// The attempt's response came, with its status and headers, at
@@ -312,7 +320,7 @@ impl RunMachine {
         };
         match decoder.feed(chunk, out) {
             Ok(()) if out.is_empty() => Step::Read,
-            Ok(()) => self.deliver(None),
+            Ok(()) => self.deliver(None, out),
             Err(e) => self.outcome(Err(e), out),
         }
     }
@@ -462,11 +470,12 @@ impl RunMachine {
         self.request_id = None;
         self.pending = None;
         self.phase = Phase::Sending;
-        match &self.source {
+        match &mut self.source {
             Source::Given => Step::Take,
-            Source::Encode { config, request } => {
-                match encode_request(config, request, self.stream) {
+            Source::Encode { chain, request } => {
+                match chain.encode(chain.at(), request, self.stream) {
                     Ok(http) => {
+                        chain.note_left_out(request);
                         self.url.clone_from(&http.url);
                         Step::Send(http)
                     }
@@ -493,16 +502,23 @@ impl RunMachine {
     }
 
     /// A stream's end or error, after the events of the same chunk.
-    fn outcome(&mut self, end: Result<Response, Error>, out: &[StreamEvent]) -> Step {
+    fn outcome(&mut self, end: Result<Response, Error>, out: &mut Vec<StreamEvent>) -> Step {
         let end = end.map_err(|e| self.with_request_id(e));
         match end {
-            _ if !out.is_empty() => self.deliver(Some(end)),
+            _ if !out.is_empty() => self.deliver(Some(end), out),
             Ok(response) => self.done(response),
             Err(e) => self.fail_attempt(e),
         }
     }
 
-    fn deliver(&mut self, pending: Option<Result<Response, Error>>) -> Step {
+    /// Hands out `out`: the chain's warnings go first, before the first
+    /// event.
+    fn deliver(
+        &mut self,
+        pending: Option<Result<Response, Error>>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Step {
+        self.noted(out);
         self.attempts.event_emitted();
         self.pending = pending;
         self.phase = Phase::Delivering;
@@ -520,7 +536,8 @@ impl RunMachine {
         e
     }
 
-    /// The attempt failed with `e`: wait and try again, or fail.
+    /// The attempt failed with `e`: wait and try again, go on to the next
+    /// provider of the chain, or fail.
     fn fail_attempt(&mut self, e: Error) -> Step {
         let random = self.next_random();
         match self.attempts.retry_delay(&e, random) {
@@ -528,6 +545,7 @@ impl RunMachine {
                 self.phase = Phase::Waiting;
                 Step::Wait(ms)
             }
+            _ if self.stop.is_none() && !self.events_emitted() => self.next_provider(e),
             _ => self.fail(e),
         }
     }
@@ -549,7 +567,7 @@ impl RunMachine {
 
     fn done(&mut self, response: Response) -> Step {
         self.phase = Phase::Ended;
-        Step::Done(Box::new(response))
+        Step::Done(Box::new(self.stamped(response)))
     }
 
     /// A driver called `what` out of turn: a bug in the driver, reported
@@ -574,3 +592,7 @@ impl RunMachine {
 #[cfg(test)]
 #[path = "run/scenarios.rs"]
 mod scenarios;
+
+#[cfg(test)]
+#[path = "run/fallback_tests.rs"]
+mod fallback_tests;

@@ -59,6 +59,25 @@ fn comparable(outcome: Result<Response, Error>) -> Result<Response, Error> {
     })
 }
 
+/// What the decoder gave, as a run gives it: the response (and the
+/// `finish` event's) names the provider that answered.
+fn as_run(
+    provider: Provider,
+    (mut events, outcome): (Vec<StreamEvent>, Result<Response, Error>),
+) -> (Vec<StreamEvent>, Result<Response, Error>) {
+    let name = Some(provider.name().to_string());
+    for ev in &mut events {
+        if let StreamEvent::Finish { response, .. } = ev {
+            response.provider.clone_from(&name);
+        }
+    }
+    let outcome = outcome.map(|mut r| {
+        r.provider = name;
+        r
+    });
+    (events, outcome)
+}
+
 #[wasm_bindgen_test]
 async fn every_conformance_stream_gives_what_the_decoder_gives() {
     let cases: Vec<&str> = CASES
@@ -70,7 +89,7 @@ async fn every_conformance_stream_gives_what_the_decoder_gives() {
         let provider = provider_of(case);
         let bytes = fixture_bytes(case).await;
         assert!(!bytes.is_empty(), "{case}");
-        let (want_events, want) = StreamDecoder::decode_all(provider, &bytes);
+        let (want_events, want) = as_run(provider, StreamDecoder::decode_all(provider, &bytes));
         // Written in 7-byte pieces: events cross chunk boundaries.
         let client =
             client(provider, &[("fixture", case), ("chunk", "7")]).with_retry(quick_retries(0));
@@ -105,6 +124,7 @@ async fn progress_events_are_the_decoders_with_partial_events() {
         let want = d
             .feed(&bytes, &mut want_events)
             .and_then(|()| d.finish(&mut want_events));
+        let (want_events, want) = as_run(provider, (want_events, want));
         let client =
             client(provider, &[("fixture", case), ("chunk", "7")]).with_retry(quick_retries(0));
         let (events, outcome) = collect(client.stream(&request)).await;
@@ -484,7 +504,8 @@ async fn a_response_of_another_realm_is_read_by_duck_typing() {
 async fn decode_stream_reads_a_response_or_a_stream() {
     let case = "anthropic/anthropic-text.stream";
     let bytes = fixture_bytes(case).await;
-    let (want_events, want) = StreamDecoder::decode_all(Provider::Anthropic, &bytes);
+    let decoded = StreamDecoder::decode_all(Provider::Anthropic, &bytes);
+    let (want_events, want) = as_run(Provider::Anthropic, decoded);
     let url = format!("{MOCK}/v1/messages");
     let response = plain_fetch(&url, &[("fixture", case), ("chunk", "5")], "{}").await;
     let (events, outcome) = collect(web::decode_stream(Provider::Anthropic, &response)).await;

@@ -115,6 +115,44 @@ pub struct Response {
     /// The provider's own finish reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_finish_reason: Option<String>,
+    /// The provider that answered (its name, e.g. `"anthropic"`), set by a
+    /// run ([`crate::RunMachine`]); the decoders alone leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The providers of a fallback chain that failed before this one
+    /// answered, in order ([`crate::Fallback`]); empty when the first
+    /// answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<FailedAttempt>,
+}
+
+/// A provider of a fallback chain that failed before another answered:
+/// who, and how (its error's code, status and message, scrubbed of every
+/// key of the chain).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedAttempt {
+    /// The provider's name.
+    pub provider: String,
+    /// The model asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// How its last attempt failed.
+    pub error: AttemptError,
+}
+
+/// How a [`FailedAttempt`] failed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptError {
+    /// The error's code ([`crate::Error::code`]): `overloaded`,
+    /// `rate_limit`, `network`, `timeout`, ...
+    pub code: String,
+    /// The HTTP status, for an error the provider sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// What happened.
+    pub message: String,
 }
 
 /// The provider frame an event came from: the SSE `data` text (for a

@@ -203,7 +203,22 @@ pub(crate) fn response(o: &mut Obj, r: &Response, fields: Fields) {
     o.opt_str("refusal", r.refusal.as_deref());
     usage(&mut o.object("usage"), &r.usage);
     o.str("finishReason", finish_reason_name(r.finish_reason))
-        .opt_str("rawFinishReason", r.raw_finish_reason.as_deref());
+        .opt_str("rawFinishReason", r.raw_finish_reason.as_deref())
+        .opt_str("provider", r.provider.as_deref());
+    if !r.attempts.is_empty() {
+        let mut attempts = o.array("attempts");
+        for a in &r.attempts {
+            let mut o = attempts.object();
+            o.str("provider", &a.provider)
+                .opt_str("model", a.model.as_deref());
+            let mut e = o.object("error");
+            e.str("code", &a.error.code);
+            if let Some(status) = a.error.status {
+                e.uint("status", u64::from(status));
+            }
+            e.str("message", &a.error.message);
+        }
+    }
 }
 
 /// `{"<key>": <object written by write>}` as a string.

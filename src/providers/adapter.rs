@@ -46,6 +46,9 @@ pub(crate) struct Adapter {
     pub(crate) stream: fn() -> Box<dyn FrameStream>,
     /// Its embeddings, or why it has none (the error's message).
     pub(crate) embed: Result<Embedder, &'static str>,
+    /// Whether it replays the `provider` parts named for it (every
+    /// adapter leaves out those of another provider).
+    pub(crate) parts: bool,
 }
 
 impl fmt::Debug for Adapter {

@@ -47,6 +47,7 @@ pub(crate) mod embed;
 mod encode;
 mod frame;
 mod options;
+mod portability;
 #[cfg(all(test, feature = "anthropic"))]
 mod portability_tests;
 
@@ -57,6 +58,7 @@ pub use embed::default_embed_model;
 pub use encode::object_schema;
 pub(crate) use encode::*;
 pub(crate) use frame::*;
+pub(crate) use portability::left_out;
 
 /// Defines [`Provider`] from the table: one entry per provider, in order,
 /// with its doc, name, Cargo feature, whether it needs a base URL, and its

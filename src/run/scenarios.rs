@@ -13,8 +13,18 @@ fn table() -> Vec<Value> {
     let text = include_str!("scenarios.json");
     let v: Value = serde_json::from_str(text).unwrap();
     let all = v["scenarios"].as_array().unwrap();
-    let built = |s: &&Value| Provider::from_name(s["provider"].as_str().unwrap()).is_some_and(has);
+    let built = |s: &&Value| providers(s).into_iter().all(has);
     all.iter().filter(built).cloned().collect()
+}
+
+/// A scenario's providers: its own, then its fallback's.
+fn providers(s: &Value) -> Vec<Provider> {
+    let name = |v: &Value| Provider::from_name(v["provider"].as_str().unwrap()).unwrap();
+    let mut all = vec![name(s)];
+    if let Some(chain) = s["fallback"].as_array() {
+        all.extend(chain.iter().map(name));
+    }
+    all
 }
 
 /// Whether this build has `provider`'s adapter.
@@ -44,20 +54,36 @@ fn fixture(case: &str) -> (Vec<u8>, Value) {
 }
 
 fn machine(s: &Value) -> RunMachine {
-    let provider = Provider::from_name(s["provider"].as_str().unwrap()).unwrap();
     let ms = |k: &str| s["timeouts"][k].as_u64();
     let timers = Timers::new(ms("total"), ms("firstByte"), ms("idle"));
-    let retry = RetryPolicy {
+    let retry = |s: &Value| RetryPolicy {
         max_retries: s["maxRetries"].as_u64().unwrap_or(2) as u32,
         ..RetryPolicy::default()
     };
-    let config = ClientConfig::new(provider).with_api_key("sk-scenario");
+    let providers = providers(s);
+    let config =
+        |i: usize| ClientConfig::new(providers[i]).with_api_key(format!("sk-scenario-{i}"));
     let request = Request {
         model: Some("m".into()),
         messages: vec![Message::user("Hi")],
         ..Request::default()
     };
-    RunMachine::new(config, request, s["stream"] == true, retry, timers, 42)
+    let mut fallback = Fallback::new();
+    for (i, entry) in s["fallback"].as_array().into_iter().flatten().enumerate() {
+        fallback = fallback.then(config(i + 1).with_model("m2"), retry(entry));
+    }
+    for status in s["fallbackOn"].as_array().into_iter().flatten() {
+        fallback = fallback.on_status(status.as_u64().unwrap() as u16);
+    }
+    RunMachine::new(
+        config(0),
+        request,
+        s["stream"] == true,
+        retry(s),
+        timers,
+        42,
+    )
+    .with_fallback(fallback)
 }
 
 /// The step as the table writes it.
@@ -94,6 +120,7 @@ fn every_scenario_takes_the_listed_steps() {
         let mut out = Vec::new();
         let mut last = None;
         let mut sends = 0;
+        let mut first_event = None;
         for pair in s["steps"].as_array().unwrap() {
             let input = pair[0].as_str().unwrap();
             let want = pair[1].as_str().unwrap();
@@ -136,6 +163,9 @@ fn every_scenario_takes_the_listed_steps() {
                 other => panic!("{name}: unknown input {other}"),
             };
             let got = named(&step);
+            if first_event.is_none() {
+                first_event = out.first().cloned();
+            }
             last = Some(step);
             if got == "send" {
                 sends += 1;
@@ -153,6 +183,27 @@ fn every_scenario_takes_the_listed_steps() {
             Some(Step::Done(response)) => {
                 let (_, expected) = fixture(outcome["text"].as_str().unwrap());
                 assert_eq!(response.text, expected["text"].as_str().unwrap(), "{name}");
+                let answered = outcome["provider"]
+                    .as_str()
+                    .unwrap_or(providers(&s)[0].name());
+                assert_eq!(response.provider.as_deref(), Some(answered), "{name}");
+                let failed: Vec<String> = (response.attempts.iter())
+                    .map(|a| format!("{} {}", a.provider, a.error.code))
+                    .collect();
+                let want: Vec<&str> = (outcome["attempts"].as_array().into_iter().flatten())
+                    .map(|a| a.as_str().unwrap())
+                    .collect();
+                assert_eq!(failed, want, "{name}: attempts");
+                match (&first_event, outcome["warning"].as_str()) {
+                    (Some(StreamEvent::Warning { code, .. }), Some(want)) => {
+                        assert_eq!(code, want, "{name}")
+                    }
+                    (first, Some(want)) => panic!("{name}: {first:?}, not a {want} warning"),
+                    (Some(StreamEvent::Warning { code, .. }), None) => {
+                        panic!("{name}: an unlisted {code} warning")
+                    }
+                    _ => {}
+                }
             }
             Some(Step::Fail(e)) => {
                 assert_eq!(e.code(), outcome["error"].as_str().unwrap(), "{name}");

@@ -342,7 +342,7 @@ pub struct BoundaryStream {
 /// then the error or the end (see [`BoundaryStream::feed`]).
 #[derive(Debug)]
 pub(crate) struct Writer {
-    provider: &'static str,
+    pub(crate) provider: &'static str,
     /// The events to write next.
     pub(crate) events: Vec<StreamEvent>,
     /// `tool_call` events written so far.

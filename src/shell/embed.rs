@@ -31,8 +31,10 @@ impl BoundaryEmbed {
     pub(crate) fn new(config_json: &str, request_json: &str, limits: &Limits) -> Self {
         let (label, input) = config_and(config_json, request_json, embed_request);
         let (timers, retry) = (limits.timers(), limits.retry());
-        let machine = input.and_then(|(config, request)| {
-            EmbedMachine::new(config, request, retry, timers, limits.seed as u64)
+        // (Embeddings go to the client's own provider: a chain's others
+        // would answer with vectors of another space.)
+        let machine = input.and_then(|(o, request)| {
+            EmbedMachine::new(o.config, request, retry, timers, limits.seed as u64)
         });
         BoundaryEmbed {
             machine,

@@ -47,28 +47,33 @@ use crate::providers::{
     decode_error, decode_error_at, decode_response, encode_request, provider_names, ClientConfig,
     Provider,
 };
+use crate::retry::RetryPolicy;
+use crate::run::Fallback;
 
-/// The client options the JS shell passes to [`encode`].
-#[derive(Debug, Default)]
+/// The client options the JS shell passes to [`encode`]: a config, and
+/// for the client's own, the providers after it.
+#[derive(Default)]
 struct ConfigInput {
-    provider: String,
-    api_key: Option<String>,
-    base_url: Option<String>,
-    model: Option<String>,
-    headers: Vec<(String, String)>,
-    browser: bool,
-    include_usage: bool,
+    config: ClientConfig,
+    /// A fallback entry's retries (the client's are the limits').
+    max_retries: Option<u32>,
+    fallback: Vec<ConfigInput>,
+    fallback_on: Vec<u16>,
 }
 
 impl ConfigInput {
     fn read(v: Value, at: &At) -> Result<Self, ReadError> {
-        let mut c = ConfigInput::default();
-        let mut provider = None;
+        let mut input = ConfigInput::default();
+        let c = &mut input.config;
         for (k, v) in read::object(v, at)? {
             let at = &At::Key(at, &k);
             match k.as_str() {
-                "provider" => provider = Some(read::string(v, at)?),
-                "apiKey" => c.api_key = read::opt_string(v, at)?,
+                "provider" => {
+                    let name = read::string(v, at)?;
+                    let known = Provider::from_name(&name);
+                    c.provider = Some(known.ok_or_else(|| at.error(unknown_provider(&name)))?);
+                }
+                "apiKey" => c.api_key = read::opt_string(v, at)?.filter(|k| !k.is_empty()),
                 "baseURL" => c.base_url = read::opt_string(v, at)?,
                 "model" => c.model = read::opt_string(v, at)?,
                 // Only string values: the JS shell has already refused others.
@@ -81,26 +86,45 @@ impl ConfigInput {
                 }
                 "browser" => c.browser = read::boolean(v, at)?,
                 "includeUsage" => c.include_usage = read::boolean(v, at)?,
+                "maxRetries" => input.max_retries = read::opt_u32(v, at)?,
+                "fallback" => input.fallback = read::array(v, at, ConfigInput::read)?,
+                "fallbackOn" => input.fallback_on = read::array(v, at, status)?,
                 _ => {}
             }
         }
-        c.provider = read::required(provider, at, "provider")?;
-        Ok(c)
+        read::required(input.config.provider, at, "provider")?;
+        Ok(input)
     }
 }
 
+/// An HTTP status (`fallbackOn`).
+fn status(v: Value, at: &At) -> Result<u16, ReadError> {
+    match read::opt_u32(v, at)?.map(u16::try_from) {
+        Some(Ok(s @ 100..=599)) => Ok(s),
+        _ => Err(at.error("expected an HTTP status from 100 to 599")),
+    }
+}
+
+/// A client's options: its config, and the providers after it.
+#[derive(Clone, Debug)]
+pub(crate) struct Options {
+    pub(crate) config: ClientConfig,
+    pub(crate) fallback: Fallback,
+}
+
+/// The message for an unknown provider, naming every provider (from
+/// Provider::ALL, so that the list cannot go stale).
+fn unknown_provider(name: &str) -> String {
+    format!(
+        "unknown provider {}: use one of {}",
+        quoted(name),
+        provider_names(|_| true)
+    )
+}
+
 fn provider_named(name: &str) -> Result<Provider, Error> {
-    Provider::from_name(name).ok_or_else(|| {
-        // Named from Provider::ALL, so that the list cannot go stale.
-        Error::invalid_request(
-            "provider",
-            format!(
-                "unknown provider {}: use one of {}",
-                quoted(name),
-                provider_names(|_| true)
-            ),
-        )
-    })
+    Provider::from_name(name)
+        .ok_or_else(|| Error::invalid_request("provider", unknown_provider(name)))
 }
 
 fn provider_label(name: &str) -> &'static str {
@@ -155,7 +179,7 @@ fn read_error(e: ReadError, what: &str) -> Error {
 /// the body; or `{"error": ...}`.
 pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
     let (label, input) = config_and_request(config_json, request_json);
-    match input.and_then(|(config, request)| encode_request(&config, &request, stream)) {
+    match input.and_then(|(o, request)| encode_request(&o.config, &request, stream)) {
         Ok(http) => http_text(&http),
         Err(e) => error_json(&e, label),
     }
@@ -166,7 +190,7 @@ pub fn encode(config_json: &str, request_json: &str, stream: bool) -> String {
 fn config_and_request(
     config_json: &str,
     request_json: &str,
-) -> (&'static str, Result<(ClientConfig, Request), Error>) {
+) -> (&'static str, Result<(Options, Request), Error>) {
     config_and(config_json, request_json, read::request)
 }
 
@@ -175,7 +199,7 @@ fn config_and<T>(
     config_json: &str,
     request_json: &str,
     read: fn(Value, &At) -> Result<T, ReadError>,
-) -> (&'static str, Result<(ClientConfig, T), Error>) {
+) -> (&'static str, Result<(Options, T), Error>) {
     let (label, config) = config_from(config_json);
     let result = config.and_then(|c| Ok((c, parse(request_json, "request", "", read)?)));
     (label, result)
@@ -184,21 +208,30 @@ fn config_and<T>(
 /// The client's options, read from their JSON, with the provider's label
 /// for an error. (Not generic: one copy serves every kind of request.)
 #[inline(never)]
-fn config_from(config_json: &str) -> (&'static str, Result<ClientConfig, Error>) {
-    let mut label = "unknown";
-    let result = (|| {
-        let input = parse(config_json, "options", "", ConfigInput::read)?;
-        label = provider_label(&input.provider);
-        let provider = provider_named(&input.provider)?;
-        let mut config = ClientConfig::new(provider);
-        config.api_key = input.api_key.filter(|k| !k.is_empty());
-        config.base_url = input.base_url;
-        config.model = input.model;
-        config.browser = input.browser;
-        config.include_usage = input.include_usage;
-        config.headers = input.headers;
-        Ok(config)
-    })();
+fn config_from(config_json: &str) -> (&'static str, Result<Options, Error>) {
+    let input = parse(config_json, "options", "", ConfigInput::read);
+    let label = input
+        .as_ref()
+        .ok()
+        .and_then(|i| i.config.provider)
+        .map_or("unknown", Provider::name);
+    let result = input.map(|input| {
+        let mut fallback = Fallback::new();
+        fallback.on = input.fallback_on;
+        for entry in input.fallback {
+            let retry = RetryPolicy {
+                max_retries: entry
+                    .max_retries
+                    .unwrap_or(RetryPolicy::default().max_retries),
+                ..RetryPolicy::default()
+            };
+            fallback = fallback.then(entry.config, retry);
+        }
+        Options {
+            config: input.config,
+            fallback,
+        }
+    });
     (label, result)
 }
 
@@ -348,6 +381,52 @@ mod tests {
             err["error"]["message"],
             "invalid request: request: expected an object, got an array"
         );
+    }
+
+    #[test]
+    fn a_fallback_chain_is_read_from_the_options_and_its_errors_name_the_entry() {
+        let (label, o) = config_from(
+            r#"{"provider":"openai","apiKey":"k1","fallback":[
+                {"provider":"anthropic","apiKey":"k2","model":"claude","maxRetries":0,
+                 "headers":{"x-a":"1"}},
+                {"provider":"gemini"}],"fallbackOn":[401,404]}"#,
+        );
+        let o = o.unwrap();
+        assert_eq!(label, "openai");
+        assert_eq!(o.config.provider, Some(Provider::OpenAi));
+        let chain = &o.fallback.chain;
+        assert_eq!(chain.len(), 2);
+        assert_eq!(chain[0].0.provider, Some(Provider::Anthropic));
+        assert_eq!(chain[0].0.model.as_deref(), Some("claude"));
+        assert_eq!(chain[0].0.headers, [("x-a".to_string(), "1".to_string())]);
+        assert_eq!(chain[0].1.max_retries, 0);
+        assert_eq!(chain[1].1, RetryPolicy::default());
+        assert_eq!(o.fallback.on, [401, 404]);
+        for (options, path) in [
+            (
+                r#"{"provider":"openai","fallback":[{"provider":"bedrock"}]}"#,
+                "fallback[0].provider",
+            ),
+            (r#"{"provider":"openai","fallback":[{}]}"#, "fallback[0]"),
+            (r#"{"provider":"openai","fallback":{}}"#, "fallback"),
+            (
+                r#"{"provider":"openai","fallback":[{"provider":"gemini","maxRetries":-1}]}"#,
+                "fallback[0].maxRetries",
+            ),
+            (
+                r#"{"provider":"openai","fallbackOn":[4000]}"#,
+                "fallbackOn[0]",
+            ),
+            (
+                r#"{"provider":"openai","fallbackOn":["401"]}"#,
+                "fallbackOn[0]",
+            ),
+        ] {
+            match config_from(options).1 {
+                Err(Error::InvalidRequest { path: p, .. }) => assert_eq!(p, path, "{options}"),
+                other => panic!("{options}: {other:?}"),
+            }
+        }
     }
 
     #[test]

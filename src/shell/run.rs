@@ -6,12 +6,13 @@
 
 use super::boundary::Writer;
 use super::response_text;
+use super::Options;
 use super::{config_and_request, error_json, error_json_with, http_text, provider_named};
 use crate::error::{Error, Timeout};
 use crate::json::read::parse;
 use crate::model::from_json::string_pairs;
 use crate::model::{Request, Response, StreamEvent};
-use crate::providers::{ClientConfig, Provider};
+use crate::providers::Provider;
 use crate::retry::RetryPolicy;
 use crate::run::{Cancel, RunMachine, Step, Timers};
 
@@ -123,15 +124,17 @@ impl BoundaryRun {
 
     /// A request already read (a tool loop's step), or why it could not be.
     pub(crate) fn of(
-        input: Result<(ClientConfig, Request), Error>,
+        input: Result<(Options, Request), Error>,
         label: &'static str,
         stream: bool,
         limits: &Limits,
     ) -> Self {
         let (timers, retry) = (limits.timers(), limits.retry());
-        let provider = input.as_ref().ok().and_then(|(c, _)| c.provider);
-        let machine = input.map_err(Some).map(|(config, request)| {
-            let mut m = RunMachine::new(config, request, stream, retry, timers, limits.seed as u64);
+        let provider = input.as_ref().ok().and_then(|(o, _)| o.config.provider);
+        let machine = input.map_err(Some).map(|(o, request)| {
+            let seed = limits.seed as u64;
+            let mut m = RunMachine::new(o.config, request, stream, retry, timers, seed)
+                .with_fallback(o.fallback);
             // JS rebuilds each progress event's `partial` from its edits.
             m.keep_edits();
             m
@@ -187,6 +190,13 @@ impl BoundaryRun {
             Ok(m) => m.timer(&step).map(|(which, _)| which),
             Err(_) => None,
         };
+        // A fallback chain's errors are named for the provider being tried.
+        if let (Ok(m), Some(w)) = (&self.machine, &mut self.writer) {
+            if let Some(p) = m.provider() {
+                self.label = p.name();
+                w.provider = p.name();
+            }
+        }
         match step {
             Step::Read => READ,
             Step::Send(http) => {

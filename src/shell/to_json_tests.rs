@@ -111,6 +111,27 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
         },
         finish_reason: FinishReason::ContentFilter,
         raw_finish_reason: Some("SAFETY".into()),
+        provider: Some("gemini".into()),
+        attempts: vec![
+            crate::model::FailedAttempt {
+                provider: "anthropic".into(),
+                model: Some("claude".into()),
+                error: crate::model::AttemptError {
+                    code: "overloaded".into(),
+                    status: Some(529),
+                    message: "busy".into(),
+                },
+            },
+            crate::model::FailedAttempt {
+                provider: "openai".into(),
+                model: None,
+                error: crate::model::AttemptError {
+                    code: "timeout".into(),
+                    status: None,
+                    message: "slow".into(),
+                },
+            },
+        ],
     };
     for role in [Role::System, Role::User, Role::Assistant, Role::Tool] {
         let m = Message { role, ..m.clone() };

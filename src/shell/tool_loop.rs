@@ -8,12 +8,12 @@
 use serde_json::Value;
 
 use super::run::{BoundaryRun, Limits};
+use super::Options;
 use super::{config_and_request, error_json};
 use crate::error::Error;
 use crate::json::read;
 use crate::json::write::object_text;
 use crate::model::{to_json, ToolCall};
-use crate::providers::ClientConfig;
 use crate::runner::{Next, Outcome, RunLimits, Runner, StopReason, ToolSpec};
 
 /// What the JS half does next: the `LOOP` table of `policy.js`.
@@ -29,7 +29,7 @@ pub(crate) const LOOP_FAIL: u32 = 5;
 pub struct BoundaryLoop {
     /// `Err`: the options or the request could not be read; `start` fails
     /// with it, before anything is sent.
-    runner: Result<(Runner, ClientConfig), Error>,
+    runner: Result<(Runner, Options), Error>,
     label: &'static str,
     /// The request of the last [`LOOP_REQUEST`], until it is taken.
     request: Option<crate::model::Request>,
@@ -101,11 +101,11 @@ impl BoundaryLoop {
     /// [`RunOptions`]).
     pub fn new(config_json: &str, request_json: &str, options_json: &str) -> Self {
         let (label, input) = config_and_request(config_json, request_json);
-        let runner = input.and_then(|(config, request)| {
+        let runner = input.and_then(|(options, request)| {
             let o = run_options(options_json, &request)?;
             let asks = |c: &ToolCall| o.asks.contains(&c.id);
             let runner = Runner::new(request, o.specs, o.limits, &o.approvals, &asks)?;
-            Ok((runner, config))
+            Ok((runner, options))
         });
         BoundaryLoop {
             runner,
@@ -165,7 +165,7 @@ impl BoundaryLoop {
     /// client's retries and timers.
     pub fn request(&mut self, limits: &Limits) -> BoundaryRun {
         let input = match (&self.runner, self.request.take()) {
-            (Ok((_, config)), Some(request)) => Ok((config.clone(), request)),
+            (Ok((_, options)), Some(request)) => Ok((options.clone(), request)),
             _ => Err(Error::invalid_request("driver", "no request to send now")),
         };
         BoundaryRun::of(input, self.label, true, limits)

@@ -7,7 +7,7 @@ use std::time::Duration;
 use js_sys::Function;
 use wasm_bindgen::JsValue;
 
-use super::events::EventStream;
+use super::events::{scrub_all, EventStream};
 use super::run::{Run, Source};
 use super::timer;
 use crate::embed::{EmbedFailure, EmbedMachine};
@@ -16,7 +16,7 @@ use crate::model::{EmbedRequest, Embeddings};
 use crate::model::{Request, Response};
 use crate::providers::{ClientConfig, Provider};
 use crate::retry::RetryPolicy;
-use crate::run::{RunMachine, Timers};
+use crate::run::{secrets_of, Fallback, RunMachine, Timers};
 
 /// A request's timeouts. Each ends with an [`Error::Timeout`]; a timeout
 /// that fires after the stream's terminal frame ends the body cleanly
@@ -91,6 +91,7 @@ pub struct Client {
     retry: RetryPolicy,
     timeouts: Timeouts,
     fetch: Option<Function>,
+    fallback: Fallback,
 }
 
 impl Client {
@@ -102,7 +103,47 @@ impl Client {
             retry: RetryPolicy::default(),
             timeouts: Timeouts::default(),
             fetch: None,
+            fallback: Fallback::new(),
         }
+    }
+
+    /// With providers to go on to when this one fails before its first
+    /// event ([`Fallback`]): a 429, a 5xx, an overload, a connection
+    /// error or a first-byte or idle timeout, once its own retries are
+    /// used up (never after an event was handed out, an abort or the total
+    /// timeout, which covers the whole chain). Each entry is tried with
+    /// its own config and retries; the [`Response`] names who answered
+    /// (`provider`) and who failed before (`attempts`), and a stream
+    /// hands out a `fallback` warning before the first event of a
+    /// provider that took over. [`Client::stream`], [`Client::complete`]
+    /// and [`Client::run`] (each step) go through the chain; embeddings go
+    /// to this client's own provider.
+    ///
+    /// ```no_run
+    /// use skyl::{web, ClientConfig, Fallback, Provider, RetryPolicy};
+    ///
+    /// let client = web::Client::new(
+    ///     ClientConfig::new(Provider::OpenAi).with_api_key("sk-...").with_model("gpt-5-mini"),
+    /// )
+    /// .with_fallback(Fallback::new().then(
+    ///     ClientConfig::new(Provider::Anthropic)
+    ///         .with_api_key("sk-ant-...")
+    ///         .with_model("claude-haiku-4-5"),
+    ///     RetryPolicy::default(),
+    /// ));
+    /// # let _ = client;
+    /// ```
+    pub fn with_fallback(mut self, fallback: Fallback) -> Self {
+        self.fallback = fallback;
+        self
+    }
+
+    /// Every secret this client sends (its key, its fallback's), scrubbed
+    /// out of every error it reports.
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        let configs =
+            std::iter::once(&self.config).chain(self.fallback.chain.iter().map(|(c, _)| c));
+        secrets_of(configs).into_iter().map(String::from).collect()
     }
 
     /// The retry policy (`max_retries: 0` for none).
@@ -146,7 +187,8 @@ impl Client {
             self.retry,
             self.timeouts.timers(),
             seed,
-        );
+        )
+        .with_fallback(self.fallback.clone());
         Run::new(machine, Source::Send(self.fetch.clone()))
     }
 
@@ -154,7 +196,7 @@ impl Client {
     /// is first polled; a request that cannot be encoded is its first
     /// (and only) item.
     pub fn stream(&self, request: &Request) -> EventStream {
-        EventStream::new(self.machine(request, true), self.config.api_key.clone())
+        EventStream::new(self.machine(request, true), self.secrets())
     }
 
     /// Embeds `request`'s values, as the core's [`EmbedMachine`] says: in
@@ -189,9 +231,7 @@ impl Client {
             Err(error) => Err(EmbedFailure::nothing_sent(error, request.values.len())),
         };
         result.map_err(|mut f| {
-            if let Some(key) = &self.config.api_key {
-                f.error.scrub(key);
-            }
+            scrub_all(&mut f.error, &self.secrets());
             f
         })
     }
@@ -201,9 +241,7 @@ impl Client {
     pub async fn complete(&self, request: &Request) -> Result<Response, Error> {
         let result = self.machine(request, false).complete().await;
         result.map_err(|mut e| {
-            if let Some(key) = &self.config.api_key {
-                e.scrub(key);
-            }
+            scrub_all(&mut e, &self.secrets());
             e
         })
     }
@@ -215,6 +253,7 @@ impl fmt::Debug for Client {
             .field("config", &self.config)
             .field("retry", &self.retry)
             .field("timeouts", &self.timeouts)
+            .field("fallback", &self.fallback)
             .field(
                 "fetch",
                 &if self.fetch.is_some() {
@@ -245,5 +284,5 @@ impl fmt::Debug for Client {
 /// ```
 pub fn decode_stream(provider: Provider, body: &JsValue) -> EventStream {
     let machine = RunMachine::given(provider, Timers::default());
-    EventStream::new(Run::new(machine, Source::Given(body.clone())), None)
+    EventStream::new(Run::new(machine, Source::Given(body.clone())), Vec::new())
 }

@@ -31,6 +31,13 @@ enum State {
     Done,
 }
 
+/// `e` without any of `secrets` (the keys of a client and its fallback).
+pub(crate) fn scrub_all(e: &mut Error, secrets: &[String]) {
+    for secret in secrets {
+        e.scrub(secret);
+    }
+}
+
 /// The events of one streamed response, as they arrive, then its
 /// [`Response`] ([`EventStream::response`]).
 ///
@@ -50,12 +57,12 @@ pub struct EventStream {
     /// The outcome's error is yet to be handed out as an item.
     error_due: bool,
     /// Scrubbed out of every error.
-    key: Option<String>,
+    secrets: Vec<String>,
     gate: Option<Gate>,
 }
 
 impl EventStream {
-    pub(crate) fn new(run: Run, key: Option<String>) -> Self {
+    pub(crate) fn new(run: Run, secrets: Vec<String>) -> Self {
         let gate = Some(run.gate().clone());
         EventStream {
             state: State::Idle {
@@ -65,7 +72,7 @@ impl EventStream {
             queue: VecDeque::new(),
             outcome: None,
             error_due: false,
-            key,
+            secrets,
             gate,
         }
     }
@@ -90,9 +97,7 @@ impl EventStream {
         self.state = State::Done;
         self.gate = None;
         let outcome = outcome.map_err(|mut e| {
-            if let Some(key) = &self.key {
-                e.scrub(key);
-            }
+            scrub_all(&mut e, &self.secrets);
             e
         });
         self.error_due = outcome.is_err();

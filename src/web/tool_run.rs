@@ -108,7 +108,7 @@ pub struct ToolRun {
     end: Option<Result<(), Error>>,
     /// The end's error is yet to be handed out as an item.
     error_due: bool,
-    key: Option<String>,
+    secrets: Vec<String>,
 }
 
 impl ToolRun {
@@ -143,7 +143,7 @@ impl ToolRun {
             driver: None,
             end: None,
             error_due: false,
-            key: client.config().api_key.clone(),
+            secrets: client.secrets(),
         };
         match made {
             Ok(runner) => {
@@ -218,9 +218,7 @@ impl ToolRun {
                     runner.borrow_mut().abort();
                 }
                 self.shared.stop();
-                if let Some(key) = &self.key {
-                    e.scrub(key);
-                }
+                super::events::scrub_all(&mut e, &self.secrets);
                 self.end = Some(Err(e));
                 self.error_due = true;
             }
@@ -315,7 +313,7 @@ async fn drive(
         handlers: Rc::clone(&handlers),
         shared: Rc::clone(&shared),
         clock: timer::Clock::global(),
-        key: client.config().api_key.clone(),
+        secrets: client.secrets(),
         running: Cell::new(0),
         next_token: Cell::new(0),
         max: options.max_concurrency.unwrap_or(usize::MAX),
@@ -413,7 +411,7 @@ struct Tools {
     shared: Rc<Shared>,
     clock: Option<Rc<Clock>>,
     /// Scrubbed out of every tool's text.
-    key: Option<String>,
+    secrets: Vec<String>,
     running: Cell<usize>,
     next_token: Cell<u64>,
     max: usize,
@@ -485,9 +483,8 @@ impl Tools {
         if shared.stopped.get() {
             return;
         }
-        let scrubbed = |text: String| match &self.key {
-            Some(key) => scrub(&text, key).into_owned(),
-            None => text,
+        let scrubbed = |text: String| {
+            (self.secrets.iter()).fold(text, |text, secret| scrub(&text, secret).into_owned())
         };
         let outcome = match outcome {
             Ok(text) => Outcome::Done(scrubbed(text)),

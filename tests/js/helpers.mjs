@@ -37,18 +37,23 @@ export function answerCalls(messages, response, run) {
 }
 
 /** A client against the mock; `mock` options become x-mock-* headers. */
-export function client(mock, provider, { mockOptions = {}, ...options } = {}) {
+export function client(mock, provider, options = {}) {
+  return new skyl.Client(against(mock, provider, options));
+}
+
+/** The options of a client (or of a fallback entry) against the mock. */
+export function against(mock, provider, { mockOptions = {}, ...options } = {}) {
   const headers = {};
   for (const [k, v] of Object.entries(mockOptions))
     headers[`x-mock-${k.replace(/_/g, "-")}`] = String(v);
-  return new skyl.Client({
+  return {
     provider,
     model: "mock-model",
     apiKey: "sk-test-key-0001",
     baseURL: baseURL(mock, provider),
     headers,
     ...options,
-  });
+  };
 }
 
 /** Collects a stream: { events, response, error }. */

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { client, collect, useMock } from "./helpers.mjs";
+import { against, client, collect, useMock } from "./helpers.mjs";
 import { readCase } from "./mock-server.mjs";
 
 const table = JSON.parse(
@@ -18,16 +18,29 @@ for (const s of table.scenarios.filter((s) => s.mock)) {
   test(s.name, async () => {
     const mockOptions = Object.fromEntries(new URLSearchParams(s.mock));
     mockOptions.scenario = `js: ${s.name}`;
+    // Each fallback entry's requests are counted under a name of its own.
+    const fallback = (s.fallback ?? []).map((f, i) =>
+      against(mock, f.provider, {
+        mockOptions: {
+          ...Object.fromEntries(new URLSearchParams(f.mock)),
+          scenario: `js: ${s.name}#${i + 1}`,
+        },
+        maxRetries: f.maxRetries ?? 2,
+      }),
+    );
     const c = client(mock, s.provider, {
       mockOptions,
       maxRetries: s.maxRetries ?? 2,
       timeout: s.timeouts ?? {},
+      fallback,
+      fallbackOn: s.fallbackOn,
     });
     const request = { messages: [{ role: "user", parts: [{ type: "text", text: "Hi" }] }] };
     const before = mock.requests.length;
     let response;
     let error;
-    if (s.stream) ({ response, error } = await collect(c.stream(request)));
+    let events = [];
+    if (s.stream) ({ events, response, error } = await collect(c.stream(request)));
     else {
       try {
         response = await c.complete(request);
@@ -41,6 +54,11 @@ for (const s of table.scenarios.filter((s) => s.mock)) {
     if (want.text) {
       assert.equal(error, undefined, `${error}`);
       assert.equal(response.text, readCase(want.text).expected.text);
+      assert.equal(response.provider, want.provider ?? s.provider, "provider");
+      const failed = (response.attempts ?? []).map((a) => `${a.provider} ${a.error.code}`);
+      assert.deepEqual(failed, want.attempts ?? [], "attempts");
+      const first = events[0]?.type === "warning" ? events[0].code : undefined;
+      assert.equal(first, want.warning, "the first event's warning");
     } else {
       assert.ok(error, "it fails");
       assert.equal(error.code, want.error, `${error}`);

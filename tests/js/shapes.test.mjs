@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import ts from "typescript";
-import { skyl, useMock, client, ask } from "./helpers.mjs";
+import { skyl, useMock, against, client, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
 const dts = new URL("../../src/shell/js/index.d.ts", import.meta.url);
@@ -118,7 +118,11 @@ function check(kind, value, where) {
         check("IncompleteToolCall", c, `${where}.incompleteToolCalls[${i}]`);
       }
       check("Usage", value.usage, `${where}.usage`);
+      for (const [i, a] of (value.attempts ?? []).entries()) {
+        check("FailedAttempt", a, `${where}.attempts[${i}]`);
+      }
     },
+    FailedAttempt: () => check("AttemptError", value.error, `${where}.error`),
     Message: () => {
       for (const [i, p] of value.parts.entries())
         check(`Part:${p.type}`, p, `${where}.parts[${i}]`);
@@ -171,6 +175,19 @@ test("every field the package writes is declared in index.d.ts, and every declar
       check("SkylError", errorFields(err), `${id} error`);
     }
   }
+  // A fallback chain's response names who answered, and who failed before
+  // (issue 32): one provider's error status, one's timeout without any.
+  const chain = client(mock, "openai", {
+    maxRetries: 0,
+    timeout: { firstByte: 300 },
+    mockOptions: { fail: "529", scenario: "shapes: fallback" },
+    fallback: [
+      against(mock, "gemini", { mockOptions: { first_byte_delay: 2000 } }),
+      against(mock, "anthropic", { mockOptions: { fixture: "anthropic/anthropic-text" } }),
+    ],
+  });
+  check("Response", await chain.complete({ messages: ask("hi") }), "fallback response");
+
   // A validation error carries its path.
   const invalid = (() => {
     try {
@@ -181,7 +198,15 @@ test("every field the package writes is declared in index.d.ts, and every declar
   })();
   check("SkylError", errorFields(invalid), "validateTool error");
 
-  const OUTPUTS = ["Response", "Message", "ToolCall", "IncompleteToolCall", "Usage"];
+  const OUTPUTS = [
+    "Response",
+    "Message",
+    "ToolCall",
+    "IncompleteToolCall",
+    "Usage",
+    "FailedAttempt",
+    "AttemptError",
+  ];
   for (const [kind, declared] of shapes) {
     if (!OUTPUTS.includes(kind) && !/^(Part|StreamEvent):/.test(kind)) continue;
     if (INPUT_ONLY.has(kind)) continue;

@@ -31,6 +31,8 @@ import {
   type RunOutcome,
   type RunTool,
   type StopReason,
+  type FailedAttempt,
+  type FallbackOptions,
 } from "skyl";
 
 const tools: Tool[] = [
@@ -278,3 +280,24 @@ new anthropicOnly.Client({ provider: "gemini" });
 const anthropicProviders: readonly "anthropic"[] = anthropicOnly.PROVIDERS;
 void onlyAnthropic;
 void anthropicProviders;
+
+// Fallback: each entry a provider's own options; the response says who answered.
+const entry: FallbackOptions = {
+  provider: "anthropic",
+  model: "claude",
+  apiKey: "k",
+  maxRetries: 1,
+};
+const chained = new Client({ provider: "openai", fallback: [entry], fallbackOn: [401, 404] });
+// @ts-expect-error: the timeout is the client's, for the whole chain
+new Client({ provider: "openai", fallback: [{ provider: "gemini", timeout: 5 }] });
+async function whoAnswered(): Promise<string | undefined> {
+  const r: Response = await chained.complete({ messages: [] });
+  const failed: FailedAttempt[] = r.attempts ?? [];
+  const codes: string[] = failed.map(
+    (a) => `${a.provider} ${a.error.code} ${a.error.status ?? ""}`,
+  );
+  void codes;
+  return r.provider;
+}
+void whoAnswered;

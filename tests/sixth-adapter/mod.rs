@@ -25,6 +25,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     },
     stream: || Box::new(State),
     embed: Err("the echo adapter has no embeddings"),
+    parts: false,
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use skyl::web::Client;
-use skyl::{Error, Provider, StreamDecoder};
+use skyl::{Error, Fallback, Provider, StreamDecoder, StreamEvent};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::provider_of;
@@ -22,8 +22,9 @@ async fn expected_text(case: &str) -> String {
     response.unwrap().text
 }
 
-/// A client for scenario `s`, its requests counted under `name`.
-fn client_for(s: &Value, name: &str) -> Client {
+/// The provider of scenario `s` (or of one of its fallback entries), and
+/// its mock options, its requests counted under `name`.
+fn options_of<'a>(s: &'a Value, name: &'a str) -> (Provider, Vec<(&'a str, &'a str)>) {
     let provider = Provider::from_name(s["provider"].as_str().unwrap()).unwrap();
     let query = s["mock"].as_str().unwrap();
     let mut options: Vec<(&str, &str)> = query
@@ -31,9 +32,40 @@ fn client_for(s: &Value, name: &str) -> Client {
         .map(|pair| pair.split_once('=').unwrap())
         .collect();
     options.push(("scenario", name));
+    (provider, options)
+}
+
+/// The names scenario `s`'s requests are counted under: its own, then one
+/// per fallback entry.
+fn names_of(s: &Value, name: &str) -> Vec<String> {
+    let entries = s["fallback"].as_array().map_or(0, Vec::len);
+    let mut names = vec![name.to_string()];
+    names.extend((1..=entries).map(|i| format!("{name}#{i}")));
+    names
+}
+
+/// A client for scenario `s`, its requests counted under `name`.
+fn client_for(s: &Value, name: &str) -> Client {
+    let (provider, options) = options_of(s, name);
     let ms = |key: &str| s["timeouts"][key].as_u64();
-    let retries = s["maxRetries"].as_u64().unwrap_or(2) as u32;
-    let client = client(provider, &options).with_retry(quick_retries(retries));
+    let retries = |s: &Value| s["maxRetries"].as_u64().unwrap_or(2) as u32;
+    let names = names_of(s, name);
+    let mut fallback = Fallback::new();
+    for (entry, name) in s["fallback"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .zip(&names[1..])
+    {
+        let (provider, options) = options_of(entry, name);
+        fallback = fallback.then(config(provider, &options), quick_retries(retries(entry)));
+    }
+    for status in s["fallbackOn"].as_array().into_iter().flatten() {
+        fallback = fallback.on_status(status.as_u64().unwrap() as u16);
+    }
+    let client = client(provider, &options)
+        .with_retry(quick_retries(retries(s)))
+        .with_fallback(fallback);
     timed(client, ms("total"), ms("firstByte"), ms("idle"))
 }
 
@@ -46,10 +78,10 @@ async fn every_scenario_of_the_run_machine_ends_as_listed() {
         let title = s["name"].as_str().unwrap();
         let name = scenario(&format!("web: {title}"));
         let client = client_for(s, &name);
-        let outcome = if s["stream"].as_bool().unwrap() {
-            collect(client.stream(&ask("Hi"))).await.1
+        let (events, outcome) = if s["stream"].as_bool().unwrap() {
+            collect(client.stream(&ask("Hi"))).await
         } else {
-            client.complete(&ask("Hi")).await
+            (Vec::new(), client.complete(&ask("Hi")).await)
         };
         let sends = s["steps"]
             .as_array()
@@ -57,11 +89,29 @@ async fn every_scenario_of_the_run_machine_ends_as_listed() {
             .iter()
             .filter(|pair| pair[1] == "send")
             .count();
-        assert_eq!(received(&name).await.len(), sends, "{title}: requests");
+        let mut requests = 0;
+        for name in names_of(s, &name) {
+            requests += received(&name).await.len();
+        }
+        assert_eq!(requests, sends, "{title}: requests");
         let want = &s["outcome"];
         match (outcome, want["text"].as_str()) {
             (Ok(response), Some(case)) => {
                 assert_eq!(response.text, expected_text(case).await, "{title}");
+                let answered = want["provider"].as_str().or(s["provider"].as_str());
+                assert_eq!(response.provider.as_deref(), answered, "{title}");
+                let failed: Vec<String> = (response.attempts.iter())
+                    .map(|a| format!("{} {}", a.provider, a.error.code))
+                    .collect();
+                let listed: Vec<&str> = (want["attempts"].as_array().into_iter().flatten())
+                    .map(|a| a.as_str().unwrap())
+                    .collect();
+                assert_eq!(failed, listed, "{title}: attempts");
+                let warned = match events.first() {
+                    Some(StreamEvent::Warning { code, .. }) => Some(code.as_str()),
+                    _ => None,
+                };
+                assert_eq!(warned, want["warning"].as_str(), "{title}: warning");
             }
             (Err(e), None) => {
                 assert_eq!(e.code(), want["error"].as_str().unwrap(), "{title}: {e}");

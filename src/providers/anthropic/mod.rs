@@ -32,6 +32,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error: error::decode,
     stream: || Box::new(stream::StreamState::default()),
     embed: Err(NO_EMBEDDINGS),
+    parts: true,
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.

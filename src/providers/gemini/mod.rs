@@ -35,6 +35,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error: error::decode,
     stream: || Box::new(stream::StreamState::default()),
     embed: Ok(embed::EMBEDDER),
+    parts: true,
 };
 
 pub(crate) use stream::TurnState;

@@ -33,6 +33,7 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     error: error::decode,
     stream: || Box::new(stream::StreamState::new(Dialect::OPENAI)),
     embed: Ok(embed::OPENAI),
+    parts: false,
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -45,6 +46,7 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     error: error::decode,
     stream: || Box::new(stream::StreamState::new(Dialect::COMPAT)),
     embed: Ok(embed::COMPAT),
+    parts: false,
 };
 
 pub(crate) use compat::Dialect;

@@ -58,6 +58,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error: error::decode,
     stream: || Box::new(stream::StreamState::default()),
     embed: Ok(crate::providers::openai::embed::OPENAI),
+    parts: true,
 };
 
 /// The default base URL.

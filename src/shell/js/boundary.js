@@ -141,7 +141,15 @@ export function completeResponse(r) {
   out.text = text;
   if (reasoning) out.reasoning = reasoning;
   out.toolCalls = toolCalls;
-  for (const k of ["incompleteToolCalls", "refusal", "usage", "finishReason", "rawFinishReason"]) {
+  for (const k of [
+    "incompleteToolCalls",
+    "refusal",
+    "usage",
+    "finishReason",
+    "rawFinishReason",
+    "provider",
+    "attempts",
+  ]) {
     if (r[k] !== undefined) out[k] = r[k];
   }
   return out;

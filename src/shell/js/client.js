@@ -83,7 +83,93 @@ function checkTimeout(name, v) {
     throw optionError(name, "must be a positive number of milliseconds");
   return v;
 }
-/** A client for one provider. See the README for every option. */
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Checks one provider's options (the client's, or a fallback entry's at
+ * `at`, "fallback[0]."): provider, model, apiKey, baseURL, headers,
+ * maxRetries.
+ */
+function checkProvider(o, at = "") {
+  if (!PROVIDERS.includes(o.provider)) {
+    const e = providerError(o.provider);
+    if (!at) throw e;
+    throw optionError(`${at}provider`, e.message.replace(/^skyl: option provider: /, ""));
+  }
+  for (const k of ["model", "apiKey", "baseURL"]) {
+    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string")
+      throw optionError(at + k, "must be a string");
+  }
+  const needsBaseURL = BASE_URL_REQUIRED[o.provider];
+  if (needsBaseURL && !o.baseURL) throw optionError(`${at}baseURL`, needsBaseURL);
+  if (o.baseURL) {
+    try {
+      new URL(o.baseURL);
+    } catch {
+      throw optionError(`${at}baseURL`, `is not a URL: ${JSON.stringify(o.baseURL)}`);
+    }
+  }
+  if (o.headers !== undefined && !isObject(o.headers))
+    throw optionError(`${at}headers`, "must be an object of header names to strings");
+  // Checked here: fetch would refuse them only when sending, as if the
+  // network had failed (and the key's position, not the key, is shown).
+  if (o.apiKey) {
+    const problem = headerValueProblem(o.apiKey);
+    if (problem) throw optionError(`${at}apiKey`, problem);
+  }
+  for (const [name, value] of Object.entries(o.headers ?? {})) {
+    if (!HEADER_NAME.test(name))
+      throw optionError(`${at}headers`, `${JSON.stringify(name)} is not a header name`);
+    const problem = headerValueProblem(String(value));
+    if (problem) throw optionError(`${at}headers.${name}`, problem);
+  }
+  if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
+    throw optionError(`${at}maxRetries`, "must be a whole number, 0 or more");
+}
+
+/** The options of the whole chain that one client alone sets. */
+const CHAIN_WIDE = ["fallback", "fallbackOn", "timeout", "fetch", "dangerouslyAllowBrowser"];
+
+/** The fallback entries, checked, each with its retries (the client's by default). */
+function checkFallback(list, maxRetries) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw optionError("fallback", "must be an array of client options");
+  return list.map((entry, i) => {
+    const at = `fallback[${i}].`;
+    if (!isObject(entry))
+      throw optionError(
+        `fallback[${i}]`,
+        'pass an object such as { provider: "anthropic", model, apiKey }',
+      );
+    checkProvider(entry, at);
+    for (const k of CHAIN_WIDE)
+      if (entry[k] !== undefined)
+        throw optionError(at + k, "is the client's, for the whole chain: set it on the client");
+    return { ...entry, maxRetries: entry.maxRetries ?? maxRetries };
+  });
+}
+
+/** The statuses that switch besides the default ones. */
+function checkFallbackOn(list) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list) || !list.every((s) => Number.isInteger(s) && s >= 100 && s <= 599))
+    throw optionError("fallbackOn", "must be an array of HTTP statuses, such as [401, 404]");
+  return list;
+}
+
+/** What the core reads of one provider's options (shell/mod.rs, ConfigInput). */
+const wire = (o, browser) => ({
+  provider: o.provider,
+  apiKey: o.apiKey ?? "",
+  baseURL: o.baseURL,
+  model: o.model,
+  headers: o.headers,
+  browser,
+  includeUsage: Boolean(o.includeUsage),
+  maxRetries: o.maxRetries,
+});
+
+/** A client for one provider (and its fallback chain). See the README for every option. */
 export class Client {
   #o;
   #key;
@@ -93,41 +179,12 @@ export class Client {
     if (!options || typeof options !== "object")
       throw optionError("options", 'pass an object such as { provider: "openai", model, apiKey }');
     const o = { ...options };
-    if (!PROVIDERS.includes(o.provider)) throw providerError(o.provider);
-    for (const k of ["model", "apiKey", "baseURL"]) {
-      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== "string")
-        throw optionError(k, "must be a string");
-    }
-    const needsBaseURL = BASE_URL_REQUIRED[o.provider];
-    if (needsBaseURL && !o.baseURL) throw optionError("baseURL", needsBaseURL);
-    if (o.baseURL) {
-      try {
-        new URL(o.baseURL);
-      } catch {
-        throw optionError("baseURL", `is not a URL: ${JSON.stringify(o.baseURL)}`);
-      }
-    }
-    if (
-      o.headers !== undefined &&
-      (typeof o.headers !== "object" || o.headers === null || Array.isArray(o.headers))
-    )
-      throw optionError("headers", "must be an object of header names to strings");
-    // Checked here: fetch would refuse them only when sending, as if the
-    // network had failed (and the key's position, not the key, is shown).
-    if (o.apiKey) {
-      const problem = headerValueProblem(o.apiKey);
-      if (problem) throw optionError("apiKey", problem);
-    }
-    for (const [name, value] of Object.entries(o.headers ?? {})) {
-      if (!HEADER_NAME.test(name))
-        throw optionError(`headers`, `${JSON.stringify(name)} is not a header name`);
-      const problem = headerValueProblem(String(value));
-      if (problem) throw optionError(`headers.${name}`, problem);
-    }
+    checkProvider(o);
     if (o.fetch !== undefined && typeof o.fetch !== "function")
       throw optionError("fetch", "must be a function with the signature of the global fetch");
-    if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
-      throw optionError("maxRetries", "must be a whole number, 0 or more");
+    const maxRetries = o.maxRetries ?? DEFAULT_MAX_RETRIES;
+    const fallback = checkFallback(o.fallback, maxRetries);
+    const fallbackOn = checkFallbackOn(o.fallbackOn);
     const t = o.timeout;
     let timeouts;
     if (typeof t === "object" && t !== null) {
@@ -139,29 +196,29 @@ export class Client {
     } else {
       timeouts = { total: checkTimeout("timeout", t) ?? DEFAULT_TOTAL_TIMEOUT_MS };
     }
-    if (o.apiKey && isBrowser() && !o.dangerouslyAllowBrowser) {
+    if ((o.apiKey || fallback.some((f) => f.apiKey)) && isBrowser() && !o.dangerouslyAllowBrowser) {
       throw optionError(
         "dangerouslyAllowBrowser",
         "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
       );
     }
-    this.#key = o.apiKey ?? "";
+    // Every key of the chain is scrubbed from what a request reports.
+    this.#key = [o.apiKey ?? "", ...fallback.map((f) => f.apiKey ?? "")];
     this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const browser = Boolean(o.dangerouslyAllowBrowser && isBrowser());
     this.#o = {
       provider: o.provider,
       model: o.model,
       baseURL: o.baseURL,
       headers: o.headers,
-      maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
+      maxRetries,
       timeouts,
+      fallback: fallback.map((f) => ({ provider: f.provider, model: f.model, baseURL: f.baseURL })),
       config: JSON.stringify({
-        provider: o.provider,
-        apiKey: this.#key,
-        baseURL: o.baseURL,
-        model: o.model,
-        headers: o.headers,
-        browser: Boolean(o.dangerouslyAllowBrowser && isBrowser()),
-        includeUsage: Boolean(o.includeUsage),
+        ...wire(o, browser),
+        maxRetries: undefined,
+        fallback: fallback.map((f) => wire(f, browser)),
+        fallbackOn,
       }),
     };
   }
@@ -223,7 +280,8 @@ export class Client {
   }
 
   toJSON() {
-    return { provider: this.#o.provider, model: this.#o.model, baseURL: this.#o.baseURL };
+    const { provider, model, baseURL, fallback } = this.#o;
+    return fallback.length ? { provider, model, baseURL, fallback } : { provider, model, baseURL };
   }
 }
 

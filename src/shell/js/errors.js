@@ -84,10 +84,12 @@ export const CLASSES = {
 const scrubbable = (secret) => Boolean(secret) && [...secret].length >= MIN_SECRET_CHARS;
 
 /**
- * Removes every occurrence of `secret` from strings inside `value` (left to
- * right, not overlapping, as the core's `scrub` does).
+ * Removes every occurrence of `secret` (or of each of an array of secrets:
+ * a fallback chain's keys) from strings inside `value` (left to right, not
+ * overlapping, as the core's `scrub` does).
  */
 export function scrub(value, secret) {
+  if (Array.isArray(secret)) return secret.reduce(scrub, value);
   if (!scrubbable(secret)) return value;
   if (typeof value === "string") return value.split(secret).join(REDACTED);
   if (Array.isArray(value)) return value.map((v) => scrub(v, secret));
@@ -101,6 +103,7 @@ export function scrub(value, secret) {
 
 /** `cause`, or a copy without the secret if its message or stack shows it. */
 export function scrubCause(cause, secret) {
+  if (Array.isArray(secret)) return secret.reduce(scrubCause, cause);
   if (!scrubbable(secret) || !(cause instanceof Error)) return cause;
   const shown = [
     cause.message,

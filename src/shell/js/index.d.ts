@@ -195,7 +195,23 @@ export type Response = {
   usage: Usage;
   finishReason: FinishReason;
   rawFinishReason?: string;
+  /** The provider that answered (with a `fallback` chain, maybe not the client's own). */
+  provider?: Provider;
+  /** The providers of the `fallback` chain that failed before this one answered, in order. */
+  attempts?: FailedAttempt[];
 };
+
+/** A provider of a `fallback` chain that failed before another answered. Its message is scrubbed of every key of the chain. */
+export type FailedAttempt = {
+  provider: Provider;
+  /** The model asked for. */
+  model?: string;
+  /** Its last attempt's error. */
+  error: AttemptError;
+};
+
+/** How a `FailedAttempt` failed: `code` as a `SkylError`'s, `status` for an error the provider sent. */
+export type AttemptError = { code: string; status?: number; message: string };
 
 /**
  * A value read from JSON that is still streaming: each string a prefix of
@@ -248,6 +264,13 @@ export type StreamEvent =
   | ToolCallDeltaEvent
   | OutputDeltaEvent
   | { type: "usage"; usage: Usage; raw: string }
+  /**
+   * Something odd that did not stop the stream. Codes include `fallback`
+   * (before the first event of a fallback provider that took over),
+   * `provider_parts_dropped` (the history holds another provider's
+   * `provider` parts, which this one cannot read: left out),
+   * `tool_call_incomplete` and `non_json_data`.
+   */
   | { type: "warning"; code: string; message: string; raw: string }
   | { type: "finish"; response: Response; raw: string };
 
@@ -287,7 +310,23 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
   /** `openaicompat`: ask for usage in streams (`stream_options`). */
   includeUsage?: boolean;
+  /**
+   * Providers to go on to, in order, when this one fails before its first
+   * event with a 429, a 5xx, an overload, a connection error or a
+   * first-byte or idle timeout, after its own retries. Each entry's `model`
+   * is the one its requests ask for (a request's `model` is the first
+   * provider's). `timeout` and `fetch` are the client's, for the whole chain.
+   */
+  fallback?: FallbackOptions[];
+  /** Statuses that also go on to the next provider, e.g. `[401, 403, 404]`. */
+  fallbackOn?: number[];
 };
+
+/** One provider of a `fallback` chain: its own provider, model, key, endpoint, headers and retries (the client's by default). */
+export type FallbackOptions = Pick<
+  ClientOptions,
+  "provider" | "model" | "apiKey" | "baseURL" | "headers" | "maxRetries" | "includeUsage"
+>;
 
 /** What `client.stream()` returns. */
 export declare class StreamResult implements AsyncIterable<StreamEvent> {

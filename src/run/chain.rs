@@ -1,0 +1,323 @@
+//! A run's providers: the client's own, then its fallback chain
+//! ([`Fallback`]), and the one being tried. The run machine asks it which
+//! config encodes the attempt, and moves it on when the rule of
+//! [`crate::fallback_switches`] says so.
+
+use super::{RunMachine, Source, Step};
+use crate::error::Error;
+use crate::fallback::{failed_attempt, switches};
+use crate::http::is_secret_header;
+use crate::model::Response;
+use crate::model::{FailedAttempt, Raw, Request, StreamEvent};
+use crate::policy::Attempts;
+use crate::providers::{ClientConfig, Provider};
+use crate::retry::RetryPolicy;
+
+/// The providers a request goes on to, in order, when the one before
+/// failed in a way that says "this provider, now" before any event was
+/// handed out ([`crate::fallback_switches`]); each is tried with its own
+/// retries first.
+///
+/// ```
+/// use skyl::{ClientConfig, Fallback, Provider, RetryPolicy};
+///
+/// let fallback = Fallback::new()
+///     .then(
+///         ClientConfig::new(Provider::Anthropic)
+///             .with_api_key("sk-ant-...")
+///             .with_model("claude-haiku-4-5"),
+///         RetryPolicy::default(),
+///     )
+///     .on_status(401);
+/// assert_eq!(fallback.chain.len(), 1);
+/// ```
+///
+/// An entry's model is the one its requests ask for (a request's own
+/// `model` is the first provider's); an entry without one sends the
+/// request's. Its `providerOptions` are those keyed by its provider.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Fallback {
+    /// The providers after the client's own, each with its retry policy.
+    pub chain: Vec<(ClientConfig, RetryPolicy)>,
+    /// Statuses that switch besides the default ones (400, 401, 403,
+    /// 404, ...): the JS option `fallbackOn`.
+    pub on: Vec<u16>,
+}
+
+impl Fallback {
+    /// No fallback.
+    pub fn new() -> Self {
+        Fallback::default()
+    }
+
+    /// With one more provider at the end of the chain.
+    #[must_use]
+    pub fn then(mut self, config: ClientConfig, retry: RetryPolicy) -> Self {
+        self.chain.push((config, retry));
+        self
+    }
+
+    /// With one more status that switches.
+    #[must_use]
+    pub fn on_status(mut self, status: u16) -> Self {
+        self.on.push(status);
+        self
+    }
+}
+
+/// The run's providers and where it stands among them.
+#[derive(Debug)]
+pub(crate) struct Chain {
+    /// The client's config and retries, then the fallback's.
+    entries: Vec<(ClientConfig, RetryPolicy)>,
+    on: Vec<u16>,
+    /// The entry being tried.
+    at: usize,
+    /// The entries that failed, for the response.
+    pub(crate) failed: Vec<FailedAttempt>,
+    /// Warnings to hand out before the first event.
+    pub(crate) notes: Vec<StreamEvent>,
+    /// Whether the current entry's left-out parts were noted.
+    noted: bool,
+}
+
+impl Chain {
+    pub(crate) fn new(config: ClientConfig, retry: RetryPolicy) -> Self {
+        Chain {
+            entries: vec![(config, retry)],
+            on: Vec::new(),
+            at: 0,
+            failed: Vec::new(),
+            notes: Vec::new(),
+            noted: false,
+        }
+    }
+
+    pub(crate) fn extend(&mut self, fallback: Fallback) {
+        self.entries.extend(fallback.chain);
+        self.on = fallback.on;
+    }
+
+    /// The provider being tried.
+    pub(crate) fn provider(&self) -> Option<Provider> {
+        self.entries.get(self.at).and_then(|(c, _)| c.provider)
+    }
+
+    /// Whether there are providers after the first.
+    pub(crate) fn has_fallback(&self) -> bool {
+        self.entries.len() > 1
+    }
+
+    /// Entry `i`'s model for `request`: the request's own for the first
+    /// entry (else the config's), the config's own for a fallback entry
+    /// (else the request's).
+    fn model<'a>(&'a self, i: usize, request: &'a Request) -> Option<&'a str> {
+        let own = self.entries.get(i)?.0.model.as_deref();
+        if i == 0 {
+            request.model.as_deref().or(own)
+        } else {
+            own.or(request.model.as_deref())
+        }
+    }
+
+    /// Encodes `request` with entry `i` (its own model, see
+    /// [`Self::model`]).
+    pub(crate) fn encode(
+        &self,
+        i: usize,
+        request: &mut Request,
+        stream: bool,
+    ) -> Result<crate::HttpRequest, Error> {
+        let Some((config, _)) = self.entries.get(i) else {
+            return Err(Error::invalid_request("fallback", "no such entry"));
+        };
+        let own = i > 0 && config.model.is_some();
+        let asked = if own { request.model.take() } else { None };
+        let http = crate::providers::encode_request(config, request, stream);
+        if own {
+            request.model = asked;
+        }
+        http
+    }
+
+    /// The index of the entry being tried.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+
+    /// Every fallback entry can take `request`: the first error (naming
+    /// its entry) of one that cannot, before anything is sent.
+    pub(crate) fn check(&self, request: &mut Request, stream: bool) -> Result<(), Error> {
+        for i in 1..self.entries.len() {
+            if let Err(e) = self.encode(i, request, stream) {
+                return Err(match e {
+                    Error::InvalidRequest { path, message } => Error::InvalidRequest {
+                        path: format!("fallback[{}].{path}", i - 1),
+                        message,
+                    },
+                    other => other,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The warning for the parts of `request` the current provider cannot
+    /// read, once per provider.
+    pub(crate) fn note_left_out(&mut self, request: &Request) {
+        if self.noted {
+            return;
+        }
+        self.noted = true;
+        if let Some(message) = self
+            .provider()
+            .and_then(|p| crate::providers::left_out(p, request))
+        {
+            self.notes.push(warning("provider_parts_dropped", message));
+        }
+    }
+
+    /// After the current entry failed with `error`, its retries used up:
+    /// moves on to the next one if the rule says so, returning its retry
+    /// policy. The failure is kept for the response and announced by a
+    /// `fallback` warning before the next provider's first event.
+    pub(crate) fn switch(&mut self, error: &Error, request: &Request) -> Option<RetryPolicy> {
+        let next = self.entries.get(self.at + 1)?;
+        if !switches(error, &self.on) {
+            return None;
+        }
+        let (to, retry) = (next.0.provider, next.1);
+        let secrets = self.secrets();
+        let from = self.provider().map_or("unknown", Provider::name);
+        let attempt = failed_attempt(from, self.model(self.at, request), error, &secrets);
+        let to_name = to.map_or("unknown", Provider::name);
+        let to_model = self
+            .model(self.at + 1, request)
+            .unwrap_or("its default model");
+        let message = format!(
+            "{from} failed ({}: {}); {to_name} ({to_model}) answers instead",
+            attempt.error.code, attempt.error.message
+        );
+        self.failed.push(attempt);
+        self.at += 1;
+        self.noted = false;
+        // The warnings of a provider that did not answer are left out.
+        self.notes.clear();
+        self.notes.push(warning("fallback", message));
+        Some(retry)
+    }
+
+    /// Every secret of the chain: its API keys and credential headers.
+    pub(crate) fn secrets(&self) -> Vec<&str> {
+        secrets_of(self.entries.iter().map(|(c, _)| c))
+    }
+}
+
+/// The secrets `configs` send: their API keys, and the values of their
+/// credential headers (a bearer token also without its scheme, as a
+/// server echoes it).
+pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for config in configs {
+        out.extend(config.api_key.as_deref());
+        for (_, value) in config.headers.iter().filter(|(k, _)| is_secret_header(k)) {
+            out.push(value.as_str());
+            out.extend(value.strip_prefix("Bearer "));
+        }
+    }
+    out
+}
+
+fn warning(code: &str, message: String) -> StreamEvent {
+    StreamEvent::Warning {
+        code: code.to_owned(),
+        message,
+        raw: Raw::from(""),
+    }
+}
+
+/// The run machine's side of a chain.
+impl RunMachine {
+    /// With providers to go on to when this one fails before its first
+    /// event ([`Fallback`]): each is tried with its own retries, in
+    /// order; the response names who answered (`provider`) and who failed
+    /// before (`attempts`), and a stream hands out a `fallback` warning
+    /// before the first event of a provider that took over. The total
+    /// timeout covers the whole chain. Before anything is sent, every
+    /// entry must be able to encode the request (an error names the
+    /// entry: `fallback[0].model`).
+    #[must_use]
+    pub fn with_fallback(mut self, fallback: Fallback) -> Self {
+        if let Source::Encode { chain, .. } = &mut self.source {
+            chain.extend(fallback);
+        }
+        self
+    }
+
+    /// The provider being tried (the one that answered, once done).
+    pub fn provider(&self) -> Option<Provider> {
+        self.provider
+    }
+
+    /// Every secret the request's providers are sent with (API keys and
+    /// credential headers, the fallback's included): what a driver scrubs
+    /// out of what it reports ([`Error::scrub`]).
+    pub fn secrets(&self) -> Vec<&str> {
+        match &self.source {
+            Source::Encode { chain, .. } => chain.secrets(),
+            Source::Given => Vec::new(),
+        }
+    }
+
+    /// Every fallback entry can take the request (before anything is
+    /// sent).
+    pub(super) fn check_chain(&mut self) -> Result<(), Error> {
+        match &mut self.source {
+            Source::Encode { chain, request } if chain.has_fallback() => {
+                chain.check(request, self.stream)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Before `out` is handed out: the chain's warnings go first, and the
+    /// `finish` event's response says who answered.
+    pub(super) fn noted(&mut self, out: &mut Vec<StreamEvent>) {
+        if let Source::Encode { chain, .. } = &mut self.source {
+            if !chain.notes.is_empty() {
+                let mut first = std::mem::take(&mut chain.notes);
+                first.append(out);
+                *out = first;
+            }
+        }
+        if let Some(StreamEvent::Finish { response, .. }) = out.last_mut() {
+            **response = self.stamped(std::mem::take(&mut **response));
+        }
+    }
+
+    /// The attempt failed for good with `e`: the next provider of the
+    /// chain is tried at once if the rule says so; else the request fails.
+    pub(super) fn next_provider(&mut self, e: Error) -> Step {
+        let Source::Encode { chain, request } = &mut self.source else {
+            return self.fail(e);
+        };
+        match chain.switch(&e, request) {
+            Some(retry) => {
+                self.provider = chain.provider();
+                self.attempts = Attempts::new(retry);
+                self.attempt()
+            }
+            None => self.fail(e),
+        }
+    }
+
+    /// `response` with who answered, and who failed before.
+    pub(super) fn stamped(&self, mut response: Response) -> Response {
+        response.provider = self.provider.map(|p| p.name().to_owned());
+        if let Source::Encode { chain, .. } = &self.source {
+            response.attempts.clone_from(&chain.failed);
+        }
+        response
+    }
+}
