@@ -46,6 +46,8 @@ mod config;
 pub(crate) mod embed;
 mod encode;
 mod frame;
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "openai"))]
+mod openapi_tests;
 mod options;
 mod portability;
 #[cfg(all(test, feature = "anthropic"))]

@@ -41,9 +41,10 @@ fn names(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-#[test]
-fn an_anthropic_history_carries_no_anthropic_field_to_another_provider() {
-    let history = Request {
+/// Two recorded Anthropic turns (a thinking turn with its signature, a
+/// code-execution turn with its server-tool blocks) between user messages.
+pub(super) fn anthropic_history() -> Request {
+    Request {
         model: Some("m".into()),
         messages: vec![
             Message::user("Think about it."),
@@ -53,7 +54,12 @@ fn an_anthropic_history_carries_no_anthropic_field_to_another_provider() {
             Message::user("Thanks."),
         ],
         ..Request::default()
-    };
+    }
+}
+
+#[test]
+fn an_anthropic_history_carries_no_anthropic_field_to_another_provider() {
+    let history = anthropic_history();
     let anthropic_only = [
         "signature",
         "thinking",
