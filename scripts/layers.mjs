@@ -26,6 +26,7 @@ const LAYERS = [
     "fallback",
     "runner",
     "sse",
+    "eventstream",
     "framing",
     "accumulate",
     "base64",

@@ -98,6 +98,7 @@ mod accumulate;
 mod base64;
 mod embed;
 mod error;
+mod eventstream;
 mod fallback;
 mod framing;
 mod http;
@@ -116,6 +117,10 @@ pub mod web;
 
 pub use embed::{EmbedFailure, EmbedMachine, EmbedStep, DEFAULT_EMBED_CONCURRENCY};
 pub use error::{ApiError, ApiErrorKind, Error, Timeout};
+pub use eventstream::{
+    encode_message as encode_event_stream_message, EventStreamMessage, EventStreamParser,
+    HeaderValue,
+};
 pub use fallback::switches as fallback_switches;
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
 pub use json::partial::PartialJson;

@@ -20,6 +20,7 @@ fn main() {
         ("response", checks::response),
         ("request", checks::request),
         ("partial", checks::partial),
+        ("eventstream", checks::eventstream),
     ] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(target))
             .unwrap()

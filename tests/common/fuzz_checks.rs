@@ -10,7 +10,7 @@
 )]
 
 use skyl::{ClientConfig, Provider, Request, StreamDecoder, StreamEvent};
-use skyl::{PartialEvents, PartialJson, SseParser};
+use skyl::{EventStreamParser, PartialEvents, PartialJson, SseParser};
 
 /// The provider named by `byte`.
 pub fn provider(byte: u8) -> Provider {
@@ -54,6 +54,33 @@ pub fn sse(data: &[u8]) {
     assert_eq!(whole.1.is_err(), split.1.is_err());
     if whole.1.is_ok() {
         assert_eq!(whole.0, split.0);
+    }
+}
+
+type Messages = (Vec<skyl::EventStreamMessage>, Result<usize, skyl::Error>);
+
+fn eventstream_decode(chunks: &[&[u8]]) -> Messages {
+    let mut p = EventStreamParser::with_max_message_bytes(1 << 16);
+    let mut out = Vec::new();
+    for c in chunks {
+        if let Err(e) = p.feed(c, &mut out) {
+            return (out, Err(e));
+        }
+    }
+    let left = p.finish();
+    (out, Ok(left))
+}
+
+/// AWS's event stream parser (Bedrock): never panics; chunking changes
+/// neither the messages nor the error; what a body leaves unread is less
+/// than a message.
+pub fn eventstream(data: &[u8]) {
+    let (sizes, body) = data.split_at(data.len().min(4));
+    let whole = eventstream_decode(&[body]);
+    let split = eventstream_decode(&chunks(body, sizes));
+    assert_eq!(whole, split, "chunking changed the result");
+    if let Ok(left) = whole.1 {
+        assert!(left <= body.len());
     }
 }
 
