@@ -27,6 +27,8 @@ const LAYERS = [
     "runner",
     "sse",
     "eventstream",
+    "sha256",
+    "sigv4",
     "framing",
     "accumulate",
     "base64",

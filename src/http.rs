@@ -5,7 +5,13 @@
 use std::fmt;
 
 /// Header names whose values are credentials, redacted from `Debug` output.
-const SECRET_HEADERS: [&str; 4] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
+const SECRET_HEADERS: [&str; 5] = [
+    "authorization",
+    "x-api-key",
+    "x-goog-api-key",
+    "api-key",
+    "x-amz-security-token",
+];
 
 /// Whether a header carries a credential.
 pub(crate) fn is_secret_header(name: &str) -> bool {

@@ -109,7 +109,9 @@ mod providers;
 mod retry;
 mod run;
 mod runner;
+mod sha256;
 mod shell;
+mod sigv4;
 mod sse;
 mod stream;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
@@ -140,6 +142,7 @@ pub use providers::{
 pub use retry::RetryPolicy;
 pub use run::{Cancel, Fallback, RunMachine, Step, Timers};
 pub use runner::{Job, Next, Outcome, RunLimits, Runner, StopReason, ToolSpec};
+pub use sigv4::{sign as sign_sigv4, AwsCredentials, SigningScope};
 pub use sse::{SseEvent, SseParser, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::StreamDecoder;
 
