@@ -11,7 +11,7 @@
 //     skyl's error object, with what it kept.
 import { Client, toolResultMessage, toolErrorMessage } from "/pkg/browser.js";
 import { TOOLS, runTool } from "./tools.js";
-import { faultFetch } from "./faults.js";
+import { faultFetch, overloaded } from "./faults.js";
 import { readStructured } from "./examples.js";
 import {
   el,
@@ -119,18 +119,30 @@ export class Chat {
   client(onAttempt) {
     const s = this.settings();
     const useKey = Boolean(s.apiKey && s.optin);
-    const mockBase =
-      s.provider.startsWith("openai") || s.provider === "responses" ? `${s.mockURL}/v1` : s.mockURL;
+    const mockBase = (p) =>
+      p.startsWith("openai") || p === "responses" ? `${s.mockURL}/v1` : s.mockURL;
     const headers = {};
     if (!useKey && s.slow) Object.assign(headers, { "x-mock-chunk": "24", "x-mock-delay": "120" });
+    // The "fallback" fault: the mock overloads this provider, and skyl goes
+    // on to another (faults always run against the mock).
+    const chain = {};
+    if (s.fault === "fallback") {
+      const { headers: failing, fallback } = overloaded(s.provider, 8);
+      Object.assign(headers, failing);
+      chain.maxRetries = 1;
+      chain.fallback = [
+        { provider: fallback, model: "mock-model", baseURL: mockBase(fallback), maxRetries: 1 },
+      ];
+    }
     return new Client({
       provider: s.provider,
       model: s.model || (useKey ? undefined : "mock-model"),
       apiKey: useKey ? s.apiKey : undefined,
-      baseURL: useKey ? s.baseURL || undefined : mockBase,
+      baseURL: useKey ? s.baseURL || undefined : mockBase(s.provider),
       headers,
       dangerouslyAllowBrowser: useKey,
       fetch: faultFetch({ fault: s.fault, names: NAMES, provider: s.provider, onAttempt }),
+      ...chain,
     });
   }
 

@@ -8,14 +8,34 @@
 //     content, on the first attempt only (skyl may retry: nothing was handed
 //     out yet);
 //   - "overload-text": the same error after the first text, on every attempt
-//     (skyl must not retry: text was handed out; it keeps that text).
+//     (skyl must not retry: text was handed out; it keeps that text);
+//   - "fallback": the provider answers 529 Overloaded to every request (the
+//     mock's `fail`, set on the client in chat.js), past its retries; the
+//     client's `fallback` provider answers instead, and the chat shows
+//     skyl's `fallback` warning.
 
 export const FAULTS = {
   none: "no fault",
   cut: "cut the stream mid-tool-call",
   "overload-start": "in-band overload before the first event",
   "overload-text": "in-band overload after the first text",
+  fallback: "the provider is overloaded: a fallback provider answers",
 };
+
+/**
+ * For the "fallback" fault: the mock headers that make the client's own
+ * provider answer 529 to every request (`steps` steps of two attempts),
+ * and the provider that answers instead.
+ */
+export function overloaded(provider, steps) {
+  const headers = {
+    "x-mock-fail": Array(steps * 2)
+      .fill(529)
+      .join(","),
+    "x-mock-scenario": `fallback ${Date.now()} ${Math.random()}`,
+  };
+  return { headers, fallback: provider === "anthropic" ? "openai" : "anthropic" };
+}
 
 /**
  * A fetch for skyl's Client. `names` are the declared tool names (the cut

@@ -75,7 +75,9 @@ export function incompleteCard(call) {
 export function finishLine(response) {
   const u = response.usage ?? {};
   const raw = response.rawFinishReason ? ` (${response.rawFinishReason})` : "";
-  return `finish: ${response.finishReason}${raw} · tokens in ${u.input ?? "?"} / out ${u.output ?? "?"}`;
+  // (With a fallback chain, who answered when it was not the first.)
+  const by = response.attempts?.length ? ` · answered by ${response.provider}` : "";
+  return `finish: ${response.finishReason}${raw} · tokens in ${u.input ?? "?"} / out ${u.output ?? "?"}${by}`;
 }
 
 /** Sources a response's text parts carry (Anthropic citations, Responses annotations). */

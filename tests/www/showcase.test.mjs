@@ -166,6 +166,28 @@ test("an in-band overload before the first event is retried, and the turn comple
   await page.close();
 });
 
+test("an overloaded provider: skyl goes on to the fallback, and says so first", async () => {
+  const { page, errors } = await demo.open("openai");
+  await page.selectOption("#fault", "fallback");
+  await ask(page, "Calculate 12*7+3");
+  await statusMatches(page, /^finish: stop.* · answered by anthropic$/);
+  const chat = await page.textContent("#chat");
+  assert.match(chat, /warning fallback: openai failed \(overloaded: /);
+  assert.match(chat, /anthropic \(mock-model\) answers instead/);
+  // Its own retry first, then the switch.
+  assert.match(chat, /attempt 2: skyl retried/);
+  assert.equal((await cards(page))[0].state, "done");
+  assert.equal(await page.isVisible("#error"), false);
+  await shot(page, "www-fault-fallback");
+  // The browser logs each 529 it received; nothing else went wrong.
+  assert.ok(errors.length >= 2, `${errors}`);
+  assert.deepEqual(
+    errors.filter((e) => !/responded with a status of 529/.test(e)),
+    [],
+  );
+  await page.close();
+});
+
 test("an in-band overload after text is typed, not retried, and the text is kept", async () => {
   const { page, errors } = await demo.open("openai");
   await page.selectOption("#fault", "overload-text");
