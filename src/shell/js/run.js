@@ -260,6 +260,9 @@ export class Run {
   /** SEND: sends the attempt's request, the first-byte timer running. */
   async send() {
     const http = encoded(call(() => this.m.takeOutput())).ok;
+    // The last attempt's connection, if one is still open (a fallback
+    // provider is tried at once, with no wait that would have closed it).
+    this.cut();
     this.controller = new AbortController();
     this.response = null;
     this.reader = null;
