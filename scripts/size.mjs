@@ -12,15 +12,17 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // into f32s, the OpenAI and Gemini encoders and decoders); plus 4.9 KiB,
 // what fallback across providers costs (issue 32: the chain in the run
 // machine, its options read from JSON, the failed attempts and warnings,
-// the scrub of every key; 4.4 wasm, 0.5 JS).
-const BUDGET_GZIP = 174.9 * 1024;
+// the scrub of every key; 4.4 wasm, 0.5 JS); plus 1.4 KiB, generated
+// images as files (issue 29's first part: the file part and event, the
+// files a provider takes back in a history, response.files).
+const BUDGET_GZIP = 176.3 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
 // plus 13.3 KiB, the most embeddings cost an entry (skyl/gemini; issue 28);
 // plus 4.9 KiB, what fallback costs skyl/openai (issue 32; 4.7 to 5.2 KiB
-// per entry).
-const BUDGET_ENTRY_GZIP = 148.6 * 1024;
+// per entry); plus 1.3 KiB, what generated files cost it (issue 29).
+const BUDGET_ENTRY_GZIP = 149.9 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

@@ -170,6 +170,30 @@ impl Accumulator {
                     self.end_call(call, raw, out);
                 }
             }
+            Delta::File {
+                media_type,
+                data,
+                provider,
+                kept,
+            } => {
+                let mut replay = ProviderData::new();
+                replay.insert(provider.to_string(), kept);
+                let file = Part::File {
+                    url: None,
+                    data: Some(data),
+                    media_type,
+                    filename: None,
+                    provider_data: Some(replay),
+                };
+                self.part(file.clone());
+                self.push(
+                    out,
+                    StreamEvent::File {
+                        file,
+                        raw: raw.clone(),
+                    },
+                );
+            }
             Delta::ProviderPart { provider, data } => self.part(Part::Provider {
                 provider: provider.to_string(),
                 data,

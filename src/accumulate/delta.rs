@@ -51,6 +51,15 @@ pub(crate) enum Delta {
     ToolEndAll,
     /// Tool call `slot` cannot complete (e.g. a bad argument path).
     ToolAbort { slot: usize, reason: String },
+    /// A file the model made, whole (a generated image): a `file` part
+    /// with `data` in base64, and `kept` under the provider's name in its
+    /// `providerData`, to replay it.
+    File {
+        media_type: String,
+        data: String,
+        provider: &'static str,
+        kept: Value,
+    },
     /// A provider block kept whole for replay: a [`Part::Provider`].
     ProviderPart { provider: &'static str, data: Value },
     /// Refusal text.
@@ -98,6 +107,7 @@ impl Delta {
             | Delta::ToolEndAll
             | Delta::ToolAbort { .. }
             | Delta::Usage(_)
+            | Delta::File { .. }
             | Delta::Warning { .. } => true,
             Delta::UsageText { .. } => true,
             Delta::Meta { .. }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::types::{IncompleteToolCall, Message, ToolCall};
+use super::types::{IncompleteToolCall, Message, Part, ToolCall};
 
 /// Token counts, the same on every provider (as the OpenTelemetry GenAI
 /// conventions count `gen_ai.usage.input_tokens` and `output_tokens`).
@@ -126,6 +126,14 @@ pub struct Response {
     pub attempts: Vec<FailedAttempt>,
 }
 
+impl Response {
+    /// The files the model made (generated images), in order: the `file`
+    /// parts of its message. (In JS, `response.files`.)
+    pub fn files(&self) -> impl Iterator<Item = &Part> {
+        (self.message.parts.iter()).filter(|p| matches!(p, Part::File { .. }))
+    }
+}
+
 /// A provider of a fallback chain that failed before another answered:
 /// who, and how (its error's code, status and message, scrubbed of every
 /// key of the chain).
@@ -237,6 +245,16 @@ pub enum StreamEvent {
         /// The frame that last updated them.
         raw: Raw,
     },
+    /// A file the model made (a generated image), once whole: the same
+    /// `file` part as in the response's message.
+    File {
+        /// The [`Part::File`](crate::Part::File), with its base64 `data`
+        /// and `mediaType`, and what replays it to its provider in
+        /// `providerData`.
+        file: Part,
+        /// The frame it came from.
+        raw: Raw,
+    },
     /// Something odd that did not stop the stream.
     Warning {
         /// A stable code, e.g. `tool_call_incomplete`, `non_json_data`.
@@ -267,6 +285,7 @@ impl StreamEvent {
             | StreamEvent::ToolCallDelta { raw, .. }
             | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
+            | StreamEvent::File { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,
         };
@@ -283,6 +302,7 @@ impl StreamEvent {
             | StreamEvent::ToolCallDelta { raw, .. }
             | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
+            | StreamEvent::File { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,
         }

@@ -193,6 +193,15 @@ pub(crate) fn response(o: &mut Obj, r: &Response, fields: Fields) {
         for c in &r.tool_calls {
             tool_call(&mut calls.object(), c);
         }
+        drop(calls);
+        // The files the model made: its message's `file` parts again (as
+        // JS derives them from a stream's `finish`).
+        if r.files().next().is_some() {
+            let mut files = o.array("files");
+            for f in r.files() {
+                part(&mut files.object(), f);
+            }
+        }
     }
     if !r.incomplete_tool_calls.is_empty() {
         let mut calls = o.array("incompleteToolCalls");

@@ -49,6 +49,22 @@ pub(crate) struct Adapter {
     /// Whether it replays the `provider` parts named for it (every
     /// adapter leaves out those of another provider).
     pub(crate) parts: bool,
+    /// Which files the model made (the `file` parts of an assistant
+    /// message) it takes back.
+    pub(crate) files: Files,
+}
+
+/// The files the model made that an adapter takes back in a history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // (a one-adapter build may leave a kind unused)
+pub(crate) enum Files {
+    /// None: an assistant turn holds only text and calls.
+    None,
+    /// Its own, by the item in their `providerData` (a Responses image
+    /// goes back as its `image_generation_call`).
+    Own,
+    /// Any with data (Gemini: `inlineData` in a model turn).
+    Any,
 }
 
 impl fmt::Debug for Adapter {

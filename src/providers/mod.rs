@@ -181,6 +181,8 @@ pub fn encode_request(
     validate_request(request)?;
     // providerOptions keyed by provider: this provider's own entry.
     let resolved = options::resolved(request, provider)?;
+    // (Files of assistant turns that this provider does not take back.)
+    let resolved = portability::readable(provider, resolved);
     let request: &Request = &resolved;
     check_headers(config.api_key.as_deref(), &config.headers)?;
     let model = request

@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use super::*;
 use crate::model::{Message, Request, Role};
+#[cfg(feature = "openai")]
+use crate::model::{Part, StreamEvent};
 use crate::StreamDecoder;
 
 /// The assistant turn of a recorded stream, decoded.
@@ -108,5 +110,176 @@ fn an_anthropic_history_carries_no_anthropic_field_to_another_provider() {
             seen.iter().any(|s| s == kept),
             "{kept} replayed to Anthropic"
         );
+    }
+}
+
+/// The assistant turn of a recorded Responses case (stream or body).
+#[cfg(feature = "openai")]
+fn responses_turn(case: &str) -> crate::model::Response {
+    let dir = format!(
+        "{}/tests/fixtures/conformance/responses",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if case.ends_with(".stream") {
+        let body = std::fs::read(format!("{dir}/{case}.sse")).unwrap();
+        StreamDecoder::decode_all(Provider::Responses, &body)
+            .1
+            .unwrap()
+    } else {
+        let body = std::fs::read_to_string(format!("{dir}/{case}.json")).unwrap();
+        crate::decode_response(Provider::Responses, &body).unwrap()
+    }
+}
+
+/// The base64 image of the recorded `image_generation_call` item of a
+/// case (in a stream's `output_item.done`, or a body's output), as it came.
+#[cfg(feature = "openai")]
+fn recorded_image(case: &str) -> String {
+    fn find(v: &Value) -> Option<String> {
+        match v {
+            Value::Object(o)
+                if o.get("type").and_then(Value::as_str) == Some("image_generation_call") =>
+            {
+                o.get("result").and_then(Value::as_str).map(str::to_string)
+            }
+            Value::Object(o) => o.values().find_map(find),
+            Value::Array(a) => a.iter().find_map(find),
+            _ => None,
+        }
+    }
+    let dir = format!(
+        "{}/tests/fixtures/conformance/responses",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if case.ends_with(".stream") {
+        let text = std::fs::read_to_string(format!("{dir}/{case}.sse")).unwrap();
+        (text.lines())
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| d.contains("\"response.output_item.done\""))
+            .find_map(|d| find(&serde_json::from_str(d).unwrap()))
+            .unwrap()
+    } else {
+        let text = std::fs::read_to_string(format!("{dir}/{case}.json")).unwrap();
+        find(&serde_json::from_str(&text).unwrap()).unwrap()
+    }
+}
+
+#[cfg(feature = "openai")]
+#[test]
+fn a_generated_image_is_one_file_part_and_event_not_three_copies() {
+    for case in [
+        "openai-image-generation-tool.1.stream",
+        "azure-image-generation-tool.1.stream",
+        "xai-image-generation-tool.1.stream",
+        "openai-image-generation-tool.1",
+        "azure-image-generation-tool.1",
+        "xai-image-generation-tool.1",
+    ] {
+        let response = responses_turn(case);
+        let files: Vec<&Part> = response.files().collect();
+        assert_eq!(files.len(), 1, "{case}");
+        let Part::File {
+            data,
+            media_type,
+            provider_data,
+            ..
+        } = files[0]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            data.as_deref(),
+            Some(recorded_image(case).as_str()),
+            "{case}"
+        );
+        assert!(media_type.starts_with("image/"), "{case}: {media_type}");
+        // Its item stays, without the image, to replay it.
+        let item = &provider_data.as_ref().unwrap()["responses"];
+        assert_eq!(item["type"], "image_generation_call", "{case}");
+        assert!(item["id"].as_str().unwrap().starts_with("ig_"), "{case}");
+        assert!(item.get("result").is_none(), "{case}");
+        assert!(
+            !response.message.parts.iter().any(|p| matches!(p,
+                Part::Provider { data, .. } if data["type"] == "image_generation_call")),
+            "{case}: not also a provider part"
+        );
+    }
+    // A stream hands the file out once, as an event, whatever the partial
+    // images and the completed response repeat.
+    let dir = format!(
+        "{}/tests/fixtures/conformance/responses",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let body = std::fs::read(format!("{dir}/openai-image-generation-tool.1.stream.sse")).unwrap();
+    let (events, response) = StreamDecoder::decode_all(Provider::Responses, &body);
+    let files: Vec<&StreamEvent> = (events.iter())
+        .filter(|e| matches!(e, StreamEvent::File { .. }))
+        .collect();
+    assert_eq!(files.len(), 1);
+    let StreamEvent::File { file, raw } = files[0] else {
+        panic!()
+    };
+    assert_eq!(Some(file), response.unwrap().files().next());
+    assert!(raw.contains("response.output_item.done"));
+}
+
+#[cfg(all(feature = "openai", feature = "gemini"))]
+#[test]
+fn a_generated_image_replays_to_its_provider_and_is_left_out_where_a_turn_cannot_hold_it() {
+    let turn = responses_turn("openai-image-generation-tool.1").message;
+    let image = recorded_image("openai-image-generation-tool.1");
+    let history = Request {
+        model: Some("m".into()),
+        messages: vec![
+            Message::user("Draw a cat."),
+            turn,
+            Message::user("Now a dog."),
+        ],
+        ..Request::default()
+    };
+    for provider in Provider::ALL {
+        if provider.adapter().is_none() {
+            continue;
+        }
+        let mut config = ClientConfig::new(provider).with_api_key("k");
+        if provider.needs_base_url() {
+            config.base_url = Some("http://127.0.0.1:1/v1".into());
+        }
+        let http = encode_request(&config, &history, true).unwrap();
+        let body: Value = serde_json::from_str(&http.body).unwrap();
+        let said = left_out(provider, &history);
+        match provider {
+            Provider::Responses => {
+                // Its item as it came, with its image.
+                let items = body["input"].as_array().unwrap();
+                let item = items
+                    .iter()
+                    .find(|i| i["type"] == "image_generation_call")
+                    .unwrap();
+                assert_eq!(item["result"], image.as_str());
+                assert!(item["id"].as_str().unwrap().starts_with("ig_"));
+                assert!(!http.body.contains("input_file"));
+                assert_eq!(said, None);
+            }
+            Provider::Gemini => {
+                // inlineData in the model's turn.
+                let model = &body["contents"][1];
+                assert_eq!(model["role"], "model");
+                assert!(model["parts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["inlineData"]["data"] == image.as_str()));
+                assert_eq!(said, None);
+            }
+            _ => {
+                assert!(!http.body.contains(&image), "{provider}");
+                let said = said.unwrap_or_else(|| panic!("{provider}: no warning"));
+                assert!(
+                    said.contains("(responses file image/webp)"),
+                    "{provider}: {said}"
+                );
+            }
+        }
     }
 }

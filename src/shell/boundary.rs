@@ -109,6 +109,13 @@ fn write_event(
             to_json::usage(&mut o.object("usage"), &usage);
             o.str("raw", "");
         }
+        // (The file's base64 is in the JSON: it needs no escaping.)
+        StreamEvent::File { file, .. } => {
+            let mut o = w.object();
+            o.str("type", "file");
+            to_json::part(&mut o.object("file"), &file);
+            o.str("raw", "");
+        }
         StreamEvent::Warning { code, message, .. } => {
             w.object()
                 .str("type", "warning")

@@ -140,9 +140,24 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
             serde_json::to_string(&m).unwrap()
         );
     }
+    // As serde writes it, with the message's files again after the calls
+    // (`files`: JS reads them there; Rust has `Response::files`).
+    let files: Vec<String> = (r.files())
+        .map(|f| serde_json::to_string(f).unwrap())
+        .collect();
+    assert_eq!(files.len(), 2);
+    let with_files = |serde: String| {
+        let at = serde.find(",\"incompleteToolCalls\"").unwrap();
+        format!(
+            "{},\"files\":[{}]{}",
+            &serde[..at],
+            files.join(","),
+            &serde[at..]
+        )
+    };
     assert_eq!(
         object_text(|o| response(o, &r, Fields::All)),
-        serde_json::to_string(&r).unwrap()
+        with_files(serde_json::to_string(&r).unwrap())
     );
     for reason in [
         FinishReason::Stop,
@@ -166,6 +181,6 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
     info.status = Some(400);
     assert_eq!(
         object_text(|o| error_info(o, &info)),
-        serde_json::to_string(&info).unwrap()
+        with_files(serde_json::to_string(&info).unwrap())
     );
 }

@@ -37,12 +37,37 @@ const RESULTS: &[&str] = &[
 ];
 
 pub fn check(exp: &Value, r: &Response) -> Result<(), Failed> {
+    // The server's items, in output order: provider parts, and the items
+    // of the images it made (`file` parts, their item in providerData).
     let items: Vec<&Value> = (r.message.parts.iter())
         .filter_map(|p| match p {
             Part::Provider { provider, data } if provider == "responses" => Some(data),
+            Part::File {
+                provider_data: Some(d),
+                ..
+            } => d.get("responses"),
             _ => None,
         })
         .collect();
+    // Each finished image generation is a file, its image whole, never a
+    // provider part that holds it.
+    for p in &r.message.parts {
+        if let Part::File {
+            data, media_type, ..
+        } = p
+        {
+            ensure!(
+                media_type.starts_with("image/") && data.as_ref().is_some_and(|d| !d.is_empty()),
+                "a generated file without its image: {media_type}"
+            );
+        }
+    }
+    ensure!(
+        !items
+            .iter()
+            .any(|i| i["type"] == "image_generation_call" && i["result"].is_string()),
+        "an image kept in a provider part"
+    );
 
     // Calls cut off: never executable, with what arrived.
     let want = exp["incomplete_tool_calls"]

@@ -105,9 +105,20 @@ function checkResponses(r, want, id) {
   });
 
   // Client actions and the server's own items: provider parts, in order.
+  // The server's items in output order: provider parts, and the items of
+  // the images it made (`file` parts, their item in providerData).
   const items = r.message.parts
-    .filter((p) => p.type === "provider" && p.provider === "responses")
-    .map((p) => p.data);
+    .filter((p) => (p.type === "provider" && p.provider === "responses") || p.type === "file")
+    .map((p) => (p.type === "file" ? p.providerData.responses : p.data));
+  for (const f of r.files ?? []) {
+    assert.match(f.mediaType, /^image\//, `${id}: a generated image's type`);
+    assert.ok(f.data.length > 0, `${id}: a generated image's data`);
+  }
+  assert.deepEqual(
+    r.files ?? [],
+    r.message.parts.filter((p) => p.type === "file"),
+    `${id}: response.files, the message's files`,
+  );
   const actions = items.filter(isClientAction);
   assert.deepEqual(
     actions.map((a) => [a.type, a.type === "mcp_approval_request" ? a.id : a.call_id]),

@@ -16,12 +16,14 @@ import { listCases, readCase } from "./mock-server.mjs";
 const dts = new URL("../../src/shell/js/index.d.ts", import.meta.url);
 
 // Parts only a caller writes (requests, tool results): no response has them.
-const INPUT_ONLY = new Set(["Part:image", "Part:file", "Part:tool_result", "Part:cache"]);
+const INPUT_ONLY = new Set(["Part:image", "Part:tool_result", "Part:cache"]);
 // Output fields no recording happens to have, each with where it is tested.
 const NOT_RECORDED = new Map([
   // Anthropic's redacted_thinking: no recorded case has one; the Rust
   // writer's test (shell/to_json_tests.rs) writes it beside serde.
   ["Part:reasoning", ["redacted"]],
+  // A file the model made comes as data, with no URL or name.
+  ["Part:file", ["url", "filename"]],
 ]);
 
 /** type alias name -> its TypeNode, from index.d.ts. */

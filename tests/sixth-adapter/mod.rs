@@ -26,6 +26,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     stream: || Box::new(State),
     embed: Err("the echo adapter has no embeddings"),
     parts: false,
+    files: super::adapter::Files::None,
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {

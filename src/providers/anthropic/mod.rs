@@ -33,6 +33,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     stream: || Box::new(stream::StreamState::default()),
     embed: Err(NO_EMBEDDINGS),
     parts: true,
+    files: super::adapter::Files::None,
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.

@@ -36,6 +36,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     stream: || Box::new(stream::StreamState::default()),
     embed: Ok(embed::EMBEDDER),
     parts: true,
+    files: super::adapter::Files::Any,
 };
 
 pub(crate) use stream::TurnState;

@@ -34,6 +34,7 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     stream: || Box::new(stream::StreamState::new(Dialect::OPENAI)),
     embed: Ok(embed::OPENAI),
     parts: false,
+    files: super::adapter::Files::None,
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -47,6 +48,7 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     stream: || Box::new(stream::StreamState::new(Dialect::COMPAT)),
     embed: Ok(embed::COMPAT),
     parts: false,
+    files: super::adapter::Files::None,
 };
 
 pub(crate) use compat::Dialect;

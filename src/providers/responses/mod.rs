@@ -59,6 +59,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     stream: || Box::new(stream::StreamState::default()),
     embed: Ok(crate::providers::openai::embed::OPENAI),
     parts: true,
+    files: super::adapter::Files::Own,
 };
 
 /// The default base URL.
@@ -217,8 +218,17 @@ pub(crate) fn part_end(mut item: Map<String, Value>, reasoning: bool, out: &mut 
     out.push(Delta::Break);
 }
 
-/// An item kept whole as a provider part; a client action is announced.
+/// An item kept whole as a provider part; a client action is announced;
+/// a generated image is a `file` part.
 pub(crate) fn kept_item(item: Value, out: &mut Vec<Delta>) {
+    let item = match generated_image(item) {
+        Ok(file) => {
+            out.push(Delta::Break);
+            out.push(file);
+            return;
+        }
+        Err(item) => item,
+    };
     if let Some(answer) = client_action(&item) {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
         out.push(Delta::Warning {
@@ -234,6 +244,33 @@ pub(crate) fn kept_item(item: Value, out: &mut Vec<Delta>) {
         provider: NAME,
         data: item,
     });
+}
+
+/// A finished `image_generation_call` with its image (`result`, base64):
+/// a file of `image/{output_format}` (PNG by default), the item without
+/// its image kept to replay it. Anything else is given back.
+fn generated_image(item: Value) -> Result<Delta, Value> {
+    let Value::Object(mut fields) = item else {
+        return Err(item);
+    };
+    let is_image = fields.get("type").and_then(Value::as_str) == Some("image_generation_call");
+    let data = match fields.remove("result") {
+        Some(Value::String(data)) if is_image && !data.is_empty() => data,
+        other => {
+            if let Some(result) = other {
+                fields.insert("result".into(), result);
+            }
+            return Err(Value::Object(fields));
+        }
+    };
+    let format = fields.get("output_format").and_then(Value::as_str);
+    let media_type = format!("image/{}", format.unwrap_or("png"));
+    Ok(Delta::File {
+        media_type,
+        data,
+        provider: NAME,
+        kept: Value::Object(fields),
+    })
 }
 
 /// The text of a body's `message` item: its `output_text` parts joined,

@@ -300,6 +300,20 @@ fn encode_assistant(msg: &Message, items: &mut Arr) {
                 }
             }
             Part::Provider { provider, data } if provider == NAME => items.value(data),
+            // An image this API made: its item as it came, with the image.
+            Part::File {
+                data: Some(data),
+                provider_data: Some(d),
+                ..
+            } => {
+                if let Some(Value::Object(kept)) = d.get(NAME) {
+                    let mut item = items.object();
+                    for (k, v) in kept {
+                        item.value(k, v);
+                    }
+                    item.str("result", data);
+                }
+            }
             _ => {}
         }
     }

@@ -56,7 +56,8 @@
 //     `tool_call_delta` (its id is that of the call's `tool_call_start`,
 //     by index), then its `argumentsDelta`; `[3, edits]` for an
 //     `output_delta`; then, for each edit that appends, its text;
-//   - `usage`, `warning` and `tool_call_start` events: nothing more.
+//   - `usage`, `warning`, `tool_call_start` and `file` events: nothing
+//     more (a file's base64 `data` stays in the JSON: it needs no escaping).
 // A progress event's `edits` say how the value read so far changed:
 // `[0, path, value]` sets the value at the path (the whole value for
 // `[]`), `[1, path]` appends the edit's text to the string there; a path
@@ -68,7 +69,7 @@
 // Every other string (ids and names, a warning's code and message,
 // incompleteToolCalls' arguments, providerData) stays in the JSON. The
 // finish event's response is compact: without
-// `text`, `reasoning` and `toolCalls`, which repeat the parts;
+// `text`, `reasoning`, `toolCalls` and `files`, which repeat the parts;
 // completeResponse() derives them. Events before a failure are listed with
 // the `error`. `expand_result` (src/shell/boundary.rs) is the Rust reading of the same
 // format, which the native tests hold to the decoder.
@@ -128,11 +129,13 @@ export function completeResponse(r) {
   let text = "";
   let reasoning = "";
   const toolCalls = [];
+  const files = [];
   for (const p of r.message.parts) {
     if (p.type === "text") text += p.text;
     else if (p.type === "reasoning") reasoning += p.text;
     else if (p.type === "tool_call")
       toolCalls.push({ id: p.id, name: p.name, arguments: p.arguments });
+    else if (p.type === "file") files.push(p);
   }
   const out = {};
   if (r.id !== undefined) out.id = r.id;
@@ -141,6 +144,7 @@ export function completeResponse(r) {
   out.text = text;
   if (reasoning) out.reasoning = reasoning;
   out.toolCalls = toolCalls;
+  if (files.length) out.files = files;
   for (const k of [
     "incompleteToolCalls",
     "refusal",

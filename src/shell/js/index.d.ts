@@ -16,6 +16,11 @@ export type TextPart = { type: "text"; text: string; providerData?: ProviderData
  * base64 plain text; Gemini and the Responses API any media type they
  * accept. A form a provider cannot take is an InvalidRequestError naming
  * the part, and nothing is sent.
+ *
+ * In an assistant message, a file the model made (a generated image, with
+ * `data` and its item in `providerData`): it replays to the provider that
+ * made it, goes to Gemini as `inlineData`, and is left out (with a
+ * `provider_parts_dropped` warning) where an assistant turn cannot hold it.
  */
 export type FilePart = {
   type: "file";
@@ -190,6 +195,12 @@ export type Response = {
   text: string;
   reasoning?: string;
   toolCalls: ToolCall[];
+  /**
+   * The files the model made (generated images: the Responses API's image
+   * generation tool), in order: the message's `file` parts, each with
+   * `data` in base64, its `mediaType`, and in `providerData` what replays it.
+   */
+  files?: FilePart[];
   incompleteToolCalls?: IncompleteToolCall[];
   refusal?: string;
   usage: Usage;
@@ -264,6 +275,8 @@ export type StreamEvent =
   | ToolCallDeltaEvent
   | OutputDeltaEvent
   | { type: "usage"; usage: Usage; raw: string }
+  /** A file the model made, once whole (also in `response.files`). */
+  | { type: "file"; file: FilePart; raw: string }
   /**
    * Something odd that did not stop the stream. Codes include `fallback`
    * (before the first event of a fallback provider that took over),
