@@ -24,6 +24,7 @@ use crate::model::{
 };
 
 mod delta;
+mod files;
 mod progress;
 mod usage;
 
@@ -185,14 +186,12 @@ impl Accumulator {
                     filename: None,
                     provider_data: Some(replay),
                 };
+                let raw = match &file {
+                    Part::File { data: Some(d), .. } => files::without_data(raw, d),
+                    _ => raw.clone(),
+                };
                 self.part(file.clone());
-                self.push(
-                    out,
-                    StreamEvent::File {
-                        file,
-                        raw: raw.clone(),
-                    },
-                );
+                self.push(out, StreamEvent::File { file, raw });
             }
             Delta::ProviderPart { provider, data } => self.part(Part::Provider {
                 provider: provider.to_string(),

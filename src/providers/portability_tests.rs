@@ -220,7 +220,15 @@ fn a_generated_image_is_one_file_part_and_event_not_three_copies() {
         panic!()
     };
     assert_eq!(Some(file), response.unwrap().files().next());
+    // Its frame is kept without the image, which the file carries.
     assert!(raw.contains("response.output_item.done"));
+    let image = recorded_image("openai-image-generation-tool.1.stream");
+    assert!(!raw.contains(&image));
+    let marker = format!(
+        "<skyl: {} bytes of base64, in the event's file.data>",
+        image.len()
+    );
+    assert!(raw.contains(&marker), "{raw}");
 }
 
 #[cfg(all(feature = "openai", feature = "gemini"))]

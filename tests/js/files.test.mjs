@@ -45,6 +45,13 @@ for (const id of [
     assert.equal(file.providerData.responses.type, "image_generation_call");
     assert.equal(file.providerData.responses.result, undefined, "the image is not kept twice");
     assert.deepEqual(response.files, [file]);
+    // The event's frame is kept without the image, which `file` carries.
+    assert.ok(!files[0].raw.includes(file.data));
+    assert.ok(
+      files[0].raw.includes(
+        `<skyl: ${file.data.length} bytes of base64, in the event's file.data>`,
+      ),
+    );
     assert.deepEqual(
       response.message.parts.filter((p) => p.type === "file"),
       [file],

@@ -129,6 +129,13 @@ async function loop(messages: Message[]): Promise<string> {
         void r;
         break;
       }
+      case "file": {
+        // A file the model made: its media type, and its bytes in base64.
+        const kind: string = ev.file.mediaType;
+        const data: string | undefined = ev.file.data;
+        void [kind, data];
+        break;
+      }
       default: {
         const never: never = ev;
         void never;
