@@ -21,8 +21,9 @@ const BUDGET_GZIP = 176.3 * 1024;
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
 // plus 13.3 KiB, the most embeddings cost an entry (skyl/gemini; issue 28);
 // plus 4.9 KiB, what fallback costs skyl/openai (issue 32; 4.7 to 5.2 KiB
-// per entry); plus 1.3 KiB, what generated files cost it (issue 29).
-const BUDGET_ENTRY_GZIP = 149.9 * 1024;
+// per entry); plus 1.3 KiB, what generated files cost it (issue 29); plus
+// 0.2 KiB, the fallback's review fixes and the file frame's marker.
+const BUDGET_ENTRY_GZIP = 150.1 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

@@ -5,7 +5,7 @@
 use std::fmt;
 
 /// Header names whose values are credentials, redacted from `Debug` output.
-const SECRET_HEADERS: [&str; 5] = [
+pub(crate) const SECRET_HEADERS: [&str; 5] = [
     "authorization",
     "x-api-key",
     "x-goog-api-key",

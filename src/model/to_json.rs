@@ -8,7 +8,8 @@
 
 use crate::json::write::{Obj, Out};
 use crate::model::{
-    FinishReason, IncompleteToolCall, Message, Part, ProviderData, Response, Role, ToolCall, Usage,
+    FailedAttempt, FinishReason, IncompleteToolCall, Message, Part, ProviderData, Response, Role,
+    ToolCall, Usage,
 };
 
 /// How much of a [`Response`] to write.
@@ -214,19 +215,26 @@ pub(crate) fn response(o: &mut Obj, r: &Response, fields: Fields) {
     o.str("finishReason", finish_reason_name(r.finish_reason))
         .opt_str("rawFinishReason", r.raw_finish_reason.as_deref())
         .opt_str("provider", r.provider.as_deref());
-    if !r.attempts.is_empty() {
-        let mut attempts = o.array("attempts");
-        for a in &r.attempts {
-            let mut o = attempts.object();
-            o.str("provider", &a.provider)
-                .opt_str("model", a.model.as_deref());
-            let mut e = o.object("error");
-            e.str("code", &a.error.code);
-            if let Some(status) = a.error.status {
-                e.uint("status", u64::from(status));
-            }
-            e.str("message", &a.error.message);
+    attempts(o, &r.attempts);
+}
+
+/// `"attempts": [...]`, the providers of a fallback chain that failed,
+/// unless there are none.
+pub(crate) fn attempts(o: &mut Obj, list: &[FailedAttempt]) {
+    if list.is_empty() {
+        return;
+    }
+    let mut attempts = o.array("attempts");
+    for a in list {
+        let mut o = attempts.object();
+        o.str("provider", &a.provider)
+            .opt_str("model", a.model.as_deref());
+        let mut e = o.object("error");
+        e.str("code", &a.error.code);
+        if let Some(status) = a.error.status {
+            e.uint("status", u64::from(status));
         }
+        e.str("message", &a.error.message);
     }
 }
 

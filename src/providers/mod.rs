@@ -60,6 +60,7 @@ pub use embed::default_embed_model;
 pub use encode::object_schema;
 pub(crate) use encode::*;
 pub(crate) use frame::*;
+pub(crate) use options::first_flat;
 pub(crate) use portability::left_out;
 
 /// Defines [`Provider`] from the table: one entry per provider, in order,

@@ -52,6 +52,23 @@ fn own<'a>(options: &'a Options, provider: Provider, path: &str) -> Result<Own<'
     ))
 }
 
+/// The path of the first flat `providerOptions` of `request` (the
+/// request's, or a tool's), if one is flat: it would go to every provider.
+pub(crate) fn first_flat(request: &Request) -> Option<String> {
+    let flat = |o: &Options| {
+        !o.is_empty()
+            && !o
+                .keys()
+                .any(|k| Provider::ALL.iter().any(|p| p.name() == k))
+    };
+    if request.provider_options.as_ref().is_some_and(flat) {
+        return Some("providerOptions".into());
+    }
+    (request.tools.iter().enumerate())
+        .find(|(_, t)| t.provider_options.as_ref().is_some_and(flat))
+        .map(|(i, _)| format!("tools[{i}].providerOptions"))
+}
+
 /// `request` with every `providerOptions` (the request's and each tool's)
 /// resolved for `provider`: borrowed as it is when none is keyed.
 pub(crate) fn resolved(request: &Request, provider: Provider) -> Result<Cow<'_, Request>, Error> {

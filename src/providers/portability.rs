@@ -70,7 +70,7 @@ pub(crate) fn left_out(provider: Provider, request: &Request) -> Option<String> 
         return None;
     }
     let mut message = format!(
-        "{provider} cannot read {count} part{} of another provider, left out: {}",
+        "{provider} cannot read {count} part{} of this history, left out: {}",
         if count == 1 { "" } else { "s" },
         named.join(", ")
     );
@@ -135,7 +135,7 @@ mod tests {
                 said.as_deref(),
                 Some(
                     format!(
-                        "{provider} cannot read 2 parts of another provider, left out: \
+                        "{provider} cannot read 2 parts of this history, left out: \
                          messages[1].parts[1] (anthropic server_tool_use), \
                          messages[1].parts[2] (anthropic web_search_tool_result)"
                     )

@@ -101,7 +101,12 @@ impl Chain {
 
     /// The provider being tried.
     pub(crate) fn provider(&self) -> Option<Provider> {
-        self.entries.get(self.at).and_then(|(c, _)| c.provider)
+        self.provider_of(self.at)
+    }
+
+    /// Entry `i`'s provider.
+    fn provider_of(&self, i: usize) -> Option<Provider> {
+        self.entries.get(i).and_then(|(c, _)| c.provider)
     }
 
     /// Whether there are providers after the first.
@@ -146,14 +151,32 @@ impl Chain {
         self.at
     }
 
-    /// Every fallback entry can take `request`: the first error (naming
-    /// its entry) of one that cannot, before anything is sent.
+    /// Every provider of the chain can take `request`, before anything is
+    /// sent: the first provider's error as it is (the request's own
+    /// mistake), then the first error of a fallback entry, naming it. Flat
+    /// `providerOptions` (one provider's body fields) are refused in a
+    /// chain of more than one provider: they would reach them all.
     pub(crate) fn check(&self, request: &mut Request, stream: bool) -> Result<(), Error> {
+        self.encode(0, request, stream)?;
+        let first = self.provider_of(0);
+        let mixed = (0..self.entries.len()).any(|i| self.provider_of(i) != first);
+        if let Some(path) = crate::providers::first_flat(request).filter(|_| mixed) {
+            return Err(Error::invalid_request(
+                path,
+                "with a fallback to another provider, key the options by provider \
+                 ({\"openai\": {...}, \"anthropic\": {...}}): flat options would be sent to \
+                 every provider of the chain",
+            ));
+        }
         for i in 1..self.entries.len() {
             if let Err(e) = self.encode(i, request, stream) {
                 return Err(match e {
                     Error::InvalidRequest { path, message } => Error::InvalidRequest {
-                        path: format!("fallback[{}].{path}", i - 1),
+                        path: if path.is_empty() {
+                            format!("fallback[{}]", i - 1)
+                        } else {
+                            format!("fallback[{}].{path}", i - 1)
+                        },
                         message,
                     },
                     other => other,
@@ -216,14 +239,27 @@ impl Chain {
 
 /// The secrets `configs` send: their API keys, and the values of their
 /// credential headers (a bearer token also without its scheme, as a
-/// server echoes it).
+/// server echoes it); the longest first, so that a key that begins another
+/// does not leave the other's end when scrubbed before it.
 pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) -> Vec<&'a str> {
-    let mut out = Vec::new();
+    let mut out: Vec<&str> = Vec::new();
+    let mut add = |s: &'a str| {
+        // (By insertion: a sort would link a sort routine into the wasm.)
+        let at = out
+            .iter()
+            .position(|o| o.len() < s.len())
+            .unwrap_or(out.len());
+        out.insert(at, s);
+    };
     for config in configs {
-        out.extend(config.api_key.as_deref());
+        if let Some(key) = config.api_key.as_deref() {
+            add(key);
+        }
         for (_, value) in config.headers.iter().filter(|(k, _)| is_secret_header(k)) {
-            out.push(value.as_str());
-            out.extend(value.strip_prefix("Bearer "));
+            add(value.as_str());
+            if let Some(token) = value.strip_prefix("Bearer ") {
+                add(token);
+            }
         }
     }
     out
@@ -258,6 +294,17 @@ impl RunMachine {
     /// The provider being tried (the one that answered, once done).
     pub fn provider(&self) -> Option<Provider> {
         self.provider
+    }
+
+    /// The providers of the fallback chain that failed so far, in order:
+    /// a response carries them (`attempts`) when another answered; when
+    /// none did, a driver reports them with the last one's error (the JS
+    /// half's `error.attempts`).
+    pub fn failed_attempts(&self) -> &[FailedAttempt] {
+        match &self.source {
+            Source::Encode { chain, .. } => &chain.failed,
+            Source::Given => &[],
+        }
     }
 
     /// Every secret the request's providers are sent with (API keys and

@@ -159,7 +159,8 @@ fn each_provider_gets_its_own_model_options_and_key_and_the_response_says_who_an
         (fin.provider.as_deref(), fin.attempts.len()),
         (Some("anthropic"), 1)
     );
-    assert_eq!(m.secrets(), [FIRST_KEY, SECOND_KEY]);
+    // Every key of the chain, the longest first.
+    assert_eq!(m.secrets(), [SECOND_KEY, FIRST_KEY]);
 }
 
 #[test]
@@ -236,6 +237,11 @@ fn the_last_providers_failure_is_the_error_and_every_failure_before_it_is_kept()
         Step::Fail(e) => assert_eq!(e.code(), "overloaded"),
         other => panic!("{other:?}"),
     }
+    // The first provider's failure is kept for the driver to report.
+    let failed: Vec<(&str, &str)> = (m.failed_attempts().iter())
+        .map(|a| (a.provider.as_str(), a.error.code.as_str()))
+        .collect();
+    assert_eq!(failed, [("openai", "network")]);
 }
 
 #[test]
@@ -286,7 +292,7 @@ fn parts_another_provider_cannot_read_are_named_in_a_warning_before_the_first_ev
     };
     assert_eq!(
         message,
-        "gemini cannot read 1 part of another provider, left out: messages[1].parts[1] (anthropic server_tool_use)"
+        "gemini cannot read 1 part of this history, left out: messages[1].parts[1] (anthropic server_tool_use)"
     );
     assert_eq!(response.provider.as_deref(), Some("gemini"));
 }
@@ -296,4 +302,79 @@ fn has_all() -> bool {
     [Provider::OpenAi, Provider::Anthropic, Provider::Gemini]
         .iter()
         .all(|p| p.adapter().is_some())
+}
+
+/// `hi()` with `options` as its providerOptions.
+fn with_options(options: Value) -> Request {
+    let mut request = hi();
+    request.provider_options = options.as_object().cloned();
+    request
+}
+
+/// The path and message of the error the openai-then-anthropic chain
+/// refuses `request` with, before anything is sent.
+fn refused(request: Request) -> (String, String) {
+    match chain(request, once()).start() {
+        Step::Fail(Error::InvalidRequest { path, message }) => (path, message),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_requests_own_mistake_is_named_as_its_own_and_flat_options_are_refused_in_a_mixed_chain() {
+    if !has_all() {
+        return;
+    }
+    // A keyed map with a key that is no provider: the request's mistake,
+    // named as such, not as the fallback entry's.
+    let (path, _) = refused(with_options(json!({"openai": {}, "bogus": {}})));
+    assert_eq!(path, "providerOptions.bogus");
+    // Flat options would reach Anthropic as well as OpenAI: refused,
+    // pointing to the keyed form; the request's and a tool's.
+    let (path, message) = refused(with_options(json!({"service_tier": "flex"})));
+    assert_eq!(path, "providerOptions");
+    assert!(message.contains("key the options by provider"), "{message}");
+    let mut request = hi();
+    request.tools.push(crate::model::Tool {
+        name: "f".into(),
+        parameters: Some(json!({"type": "object"})),
+        provider_options: Some(json!({"strict": true}).as_object().cloned().unwrap()),
+        ..crate::model::Tool::default()
+    });
+    assert_eq!(refused(request).0, "tools[0].providerOptions");
+    // In a chain of one provider (two OpenAI models), flat options are
+    // fine: they are that provider's.
+    let first = ClientConfig::new(Provider::OpenAi)
+        .with_api_key(FIRST_KEY)
+        .with_model("gpt");
+    let second = ClientConfig::new(Provider::OpenAi)
+        .with_api_key(SECOND_KEY)
+        .with_model("gpt-mini");
+    let request = with_options(json!({"service_tier": "flex"}));
+    let mut m = RunMachine::new(first, request, true, once(), Timers::default(), 3)
+        .with_fallback(Fallback::new().then(second, once()));
+    assert!(matches!(m.start(), Step::Send(_)));
+}
+
+#[test]
+fn a_key_that_begins_another_does_not_leave_the_others_end() {
+    let short = ClientConfig::new(Provider::OpenAi).with_api_key("sk-abcdef");
+    let long = ClientConfig::new(Provider::OpenAi)
+        .with_api_key("sk-abcdef-LONGER")
+        .with_header("authorization", "Bearer tok-1234");
+    let secrets = chain::secrets_of([&short, &long].into_iter());
+    assert_eq!(
+        secrets,
+        [
+            "sk-abcdef-LONGER",
+            "Bearer tok-1234",
+            "sk-abcdef",
+            "tok-1234"
+        ]
+    );
+    let mut text = "echo sk-abcdef-LONGER and tok-1234".to_string();
+    for s in &secrets {
+        text = crate::policy::scrub(&text, s).into_owned();
+    }
+    assert_eq!(text, "echo [redacted] and [redacted]");
 }

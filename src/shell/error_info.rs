@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::error::{ApiErrorKind, Error};
 use crate::json::write::Obj;
-use crate::model::to_json::{response, Fields};
-use crate::model::Response;
+use crate::model::to_json::{attempts, response, Fields};
+use crate::model::{FailedAttempt, Response};
 
 /// Everything a JavaScript error object carries, as plain JSON: the one
 /// place where [`Error`] becomes `{name, code, message, status, ...}`.
@@ -55,6 +55,10 @@ pub(crate) struct ErrorInfo {
     /// The error body as received.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// The providers of a fallback chain that failed before the one whose
+    /// error this is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<FailedAttempt>,
 }
 
 /// The JS-facing description of `error` from `provider`.
@@ -78,6 +82,7 @@ pub(crate) fn info(error: &Error, provider: &'static str) -> ErrorInfo {
         events_emitted: error.events_emitted(),
         path: None,
         partial: error.partial().cloned(),
+        attempts: Vec::new(),
         body: None,
     };
     match error {
@@ -147,6 +152,7 @@ pub(crate) fn error_info(o: &mut Obj, e: &ErrorInfo) {
         response(&mut o.object("partial"), p, Fields::All);
     }
     o.opt_str("body", e.body.as_deref());
+    attempts(o, &e.attempts);
 }
 
 #[cfg(test)]

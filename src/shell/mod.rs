@@ -132,16 +132,22 @@ fn provider_label(name: &str) -> &'static str {
 }
 
 fn error_json(e: &Error, provider: &'static str) -> String {
-    error_json_with(e, provider, None)
+    error_json_with(e, provider, None, &[])
 }
 
 /// [`error_json`], reporting `partial` when the error keeps no partial
 /// response of its own.
-fn error_json_with(e: &Error, provider: &'static str, partial: Option<Response>) -> String {
+fn error_json_with(
+    e: &Error,
+    provider: &'static str,
+    partial: Option<Response>,
+    attempts: &[crate::model::FailedAttempt],
+) -> String {
     let mut info = error_info::info(e, provider);
     if info.partial.is_none() {
         info.partial = partial;
     }
+    info.attempts = attempts.to_vec();
     to_json::wrapped("error", |o| error_info::error_info(o, &info))
 }
 

@@ -109,6 +109,17 @@ fn render() -> String {
             "HEADER_NAME_SYMBOLS",
             quoted(HEADER_NAME_SYMBOLS),
         ),
+        (
+            "The headers whose values are credentials, scrubbed from errors as keys are (`SECRET_HEADERS`).",
+            "SECRET_HEADERS",
+            // (One per line, as Biome formats a list this long.)
+            format!(
+                "[\n{}]",
+                (crate::http::SECRET_HEADERS.iter())
+                    .map(|h| format!("  {},\n", quoted(h)))
+                    .collect::<String>()
+            ),
+        ),
     ];
     for (doc, name, value) in consts {
         out.push_str(&format!("\n/** {doc} */\nexport const {name} = {value};\n"));

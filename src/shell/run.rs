@@ -228,7 +228,11 @@ impl BoundaryRun {
             }
             Step::Fail(e) => {
                 let partial = self.machine.as_ref().ok().and_then(RunMachine::partial);
-                self.output = error_json_with(&e, self.label, partial);
+                let failed = self
+                    .machine
+                    .as_ref()
+                    .map_or(&[][..], |m| m.failed_attempts());
+                self.output = error_json_with(&e, self.label, partial, failed);
                 FAIL
             }
         }

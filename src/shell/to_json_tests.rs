@@ -176,6 +176,7 @@ fn every_part_and_field_is_written_as_serde_writes_it() {
     }
     let mut info =
         crate::shell::error_info::info(&Error::invalid_request("messages[0]", "bad"), "openai");
+    info.attempts = r.attempts.clone();
     info.partial = Some(r);
     info.retry_after_ms = Some(5);
     info.status = Some(400);

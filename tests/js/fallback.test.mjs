@@ -147,6 +147,12 @@ describe("fallback", () => {
       const all = JSON.stringify(e) + e.message + JSON.stringify(e.body ?? "");
       assert.ok(!all.includes(first) && !all.includes(second), all);
       assert.equal(e.provider, "gemini");
+      // Who failed before the last provider, scrubbed as well.
+      assert.deepEqual(
+        e.attempts.map((a) => [a.provider, a.error.status]),
+        [["openai", 503]],
+      );
+      assert.match(e.attempts[0].error.message, /\[redacted\]/);
       return e instanceof skyl.OverloadedError; // (Gemini says UNAVAILABLE)
     });
   });
@@ -178,7 +184,7 @@ describe("fallback", () => {
     );
     assert.match(
       events[1].message,
-      /^openai cannot read \d+ parts? of another provider, left out: messages\[1\]/,
+      /^openai cannot read \d+ parts? of this history, left out: messages\[1\]/,
     );
     const sent = JSON.stringify(mock.requests[1].body);
     for (const field of [

@@ -134,6 +134,9 @@ function check(kind, value, where) {
     "StreamEvent:finish": () => check("Response", value.response, `${where}.response`),
     SkylError: () => {
       if (value.partial) check("Response", value.partial, `${where}.partial`);
+      for (const [i, a] of (value.attempts ?? []).entries()) {
+        check("FailedAttempt", a, `${where}.attempts[${i}]`);
+      }
     },
   }[kind];
   walk?.();
@@ -189,6 +192,21 @@ test("every field the package writes is declared in index.d.ts, and every declar
     ],
   });
   check("Response", await chain.complete({ messages: ask("hi") }), "fallback response");
+  // And one that fails for good: the error lists who failed before.
+  const failing = client(mock, "openai", {
+    maxRetries: 0,
+    mockOptions: { fail: "503", scenario: "shapes: failing chain 1" },
+    fallback: [
+      against(mock, "gemini", {
+        mockOptions: { fail: "503", scenario: "shapes: failing chain 2" },
+      }),
+    ],
+  });
+  const err = await failing.complete({ messages: ask("hi") }).then(
+    () => assert.fail("the chain fails"),
+    (e) => e,
+  );
+  check("SkylError", errorFields(err), "failed chain error");
 
   // A validation error carries its path.
   const invalid = (() => {

@@ -17,6 +17,7 @@ import {
   HEADER_NAME_SYMBOLS,
   NO_EMBEDDINGS,
   PROVIDER_FEATURES,
+  SECRET_HEADERS,
 } from "./policy.js";
 import { InvalidRequestError, localError, makeError } from "./errors.js";
 import { call } from "./guard.js";
@@ -157,6 +158,24 @@ function checkFallbackOn(list) {
   return list;
 }
 
+/**
+ * Every secret `entries` send (their keys; their credential headers' values,
+ * a bearer token also without its scheme: the core's rule), the longest
+ * first, so that a key that begins another leaves none of the other behind.
+ */
+function secretsOf(entries) {
+  const out = [];
+  for (const o of entries) {
+    if (o.apiKey) out.push(o.apiKey);
+    for (const [name, value] of Object.entries(o.headers ?? {})) {
+      if (!SECRET_HEADERS.includes(name.toLowerCase())) continue;
+      out.push(String(value));
+      if (String(value).startsWith("Bearer ")) out.push(String(value).slice(7));
+    }
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
 /** What the core reads of one provider's options (shell/mod.rs, ConfigInput). */
 const wire = (o, browser) => ({
   provider: o.provider,
@@ -202,8 +221,8 @@ export class Client {
         "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
       );
     }
-    // Every key of the chain is scrubbed from what a request reports.
-    this.#key = [o.apiKey ?? "", ...fallback.map((f) => f.apiKey ?? "")];
+    // Every secret of the chain is scrubbed from what a request reports.
+    this.#key = secretsOf([o, ...fallback]);
     this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const browser = Boolean(o.dangerouslyAllowBrowser && isBrowser());
     this.#o = {

@@ -24,6 +24,7 @@ export class SkylError extends Error {
       "path",
       "partial",
       "body",
+      "attempts",
     ]) {
       if (info[k] !== undefined && info[k] !== null) this[k] = info[k];
     }

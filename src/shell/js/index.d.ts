@@ -580,6 +580,8 @@ export declare class SkylError extends Error {
   readonly partial?: Response | EmbedPartial;
   /** The provider's error body as received. */
   readonly body?: string;
+  /** With a `fallback` chain that failed for good: the providers that failed before the last one (whose error this is), in order. */
+  readonly attempts?: FailedAttempt[];
 }
 export declare class APIError extends SkylError {}
 export declare class BadRequestError extends APIError {}

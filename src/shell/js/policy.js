@@ -40,6 +40,15 @@ export const REDACTED = "[redacted]";
 /** The characters a header name may have besides ASCII letters and digits (RFC 9110 `tchar`). */
 export const HEADER_NAME_SYMBOLS = "!#$%&'*+-.^_`|~";
 
+/** The headers whose values are credentials, scrubbed from errors as keys are (`SECRET_HEADERS`). */
+export const SECRET_HEADERS = [
+  "authorization",
+  "x-api-key",
+  "x-goog-api-key",
+  "api-key",
+  "x-amz-security-token",
+];
+
 /** The step codes of the run machine's wasm class (`shell/run.rs`). */
 export const STEP = Object.freeze({
   READ: 0,
