@@ -68,6 +68,15 @@
 //! run and when, what goes back to the model and when the run stops, and a
 //! driver runs the tools and sends the requests it hands out
 //! ([`check_arguments`] checks each call against its tool's schema first).
+//! So is fallback across providers: a [`RunMachine`] given a [`Fallback`]
+//! goes on to the next provider only for a failure
+//! [`fallback_switches`] allows, only before the first event, and its
+//! [`Response`] says who answered ([`Response::provider`]) and who failed
+//! before ([`Response::attempts`]).
+//!
+//! For Amazon Bedrock (its adapter is coming), the core reads AWS's binary
+//! event stream ([`EventStreamParser`]) and signs requests with Signature
+//! Version 4 ([`sign_sigv4`]), both sans-IO.
 //!
 //! The Cargo features `openai` (Chat Completions, OpenAI-compatible
 //! servers and the Responses API), `anthropic` and `gemini` choose the adapters; all are on by
