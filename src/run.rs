@@ -255,10 +255,15 @@ impl RunMachine {
         if self.phase != Phase::Ready {
             return self.misuse("start");
         }
-        if let Err(e) = self.check_chain() {
-            return self.fail(e);
+        // The first attempt's encoding checks the first provider (its
+        // errors are the request's own); then the fallback entries.
+        let step = self.attempt();
+        if matches!(step, Step::Send(_)) {
+            if let Err(e) = self.check_chain() {
+                return self.fail(e);
+            }
         }
-        self.attempt()
+        step
     }
 
     /// The attempt's response came, with its status and headers, at

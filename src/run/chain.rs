@@ -151,13 +151,13 @@ impl Chain {
         self.at
     }
 
-    /// Every provider of the chain can take `request`, before anything is
-    /// sent: the first provider's error as it is (the request's own
-    /// mistake), then the first error of a fallback entry, naming it. Flat
+    /// Every fallback entry can take `request`, before anything is sent:
+    /// the first error of one that cannot, naming it. Flat
     /// `providerOptions` (one provider's body fields) are refused in a
-    /// chain of more than one provider: they would reach them all.
+    /// chain of more than one provider: they would reach them all. (The
+    /// first provider is checked by the first attempt's encoding, made
+    /// just before: its errors are the request's own.)
     pub(crate) fn check(&self, request: &mut Request, stream: bool) -> Result<(), Error> {
-        self.encode(0, request, stream)?;
         let first = self.provider_of(0);
         let mixed = (0..self.entries.len()).any(|i| self.provider_of(i) != first);
         if let Some(path) = crate::providers::first_flat(request).filter(|_| mixed) {
