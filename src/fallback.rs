@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Timeout};
 use crate::model::{AttemptError, FailedAttempt};
-use crate::policy::scrub;
+use crate::policy::scrub_in;
 
 /// Whether a request that failed with `error`, its retries used up, goes
 /// on to the next provider of a chain. Only a failure that says "this
@@ -57,7 +57,7 @@ pub(crate) fn failed_attempt(
 ) -> FailedAttempt {
     let mut message = error.to_string();
     for secret in secrets {
-        message = scrub(&message, secret).into_owned();
+        scrub_in(&mut message, secret);
     }
     let status = match error {
         Error::Api(e) => e.status,

@@ -195,23 +195,16 @@ pub fn scrub<'a>(text: &'a str, secret: &str) -> Cow<'a, str> {
     if secret.chars().count() < MIN_SECRET_CHARS {
         return Cow::Borrowed(text);
     }
-    // A plain scan rather than `str::replace`: its two-way searcher and
-    // the slicing's panic messages were 5 KB of the wasm, for texts of a
-    // few hundred bytes. A match of valid UTF-8 starts and ends on
-    // character boundaries, and `get` cannot panic.
+    // A match of valid UTF-8 starts and ends on character boundaries, and
+    // `get` cannot panic.
     let (t, s) = (text.as_bytes(), secret.as_bytes());
     let mut out: Option<String> = None;
-    let (mut kept, mut i) = (0, 0);
-    while i + s.len() <= t.len() {
-        if t.get(i..i + s.len()) == Some(s) {
-            let o = out.get_or_insert_with(String::new);
-            o.push_str(text.get(kept..i).unwrap_or_default());
-            o.push_str(REDACTED);
-            i += s.len();
-            kept = i;
-        } else {
-            i += 1;
-        }
+    let mut kept = 0;
+    while let Some(i) = find(t, s, kept) {
+        let o = out.get_or_insert_with(String::new);
+        o.push_str(text.get(kept..i).unwrap_or_default());
+        o.push_str(REDACTED);
+        kept = i + s.len();
     }
     match out {
         None => Cow::Borrowed(text),
@@ -222,8 +215,25 @@ pub fn scrub<'a>(text: &'a str, secret: &str) -> Cow<'a, str> {
     }
 }
 
-/// Scrubs a string in place.
-fn scrub_in(text: &mut String, secret: &str) {
+/// Where `needle` (not empty) first occurs in `hay` at or after `from`.
+/// By hand rather than `str::find`: its two-way searcher and the slicing's
+/// panic messages were 5 KB of the wasm, for texts of a few hundred bytes
+/// (an error's message; a frame holding a file's base64, once).
+pub(crate) fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let first = *needle.first()?;
+    let mut at = from;
+    while let Some(i) = hay.get(at..).and_then(|rest| memchr::memchr(first, rest)) {
+        let start = at + i;
+        if hay.get(start..start + needle.len()) == Some(needle) {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
+}
+
+/// Scrubs a string in place (no copy when the secret is not in it).
+pub(crate) fn scrub_in(text: &mut String, secret: &str) {
     if let Cow::Owned(clean) = scrub(text, secret) {
         *text = clean;
     }

@@ -7,24 +7,15 @@ use crate::model::Raw;
 /// `raw` with `data` replaced by a marker that says where it is; `raw` as
 /// it is when `data` is not in it verbatim.
 pub(crate) fn without_data(raw: &Raw, data: &str) -> Raw {
-    let (hay, needle) = (raw.as_bytes(), data.as_bytes());
-    let Some(&first) = needle.first() else {
+    let Some(at) = crate::policy::find(raw.as_bytes(), data.as_bytes(), 0) else {
         return raw.clone();
     };
-    let mut from = 0;
-    while let Some(i) = hay.get(from..).and_then(|rest| memchr::memchr(first, rest)) {
-        let at = from + i;
-        if hay.get(at..at + needle.len()) == Some(needle) {
-            let marker = marker(needle.len());
-            let mut out = String::with_capacity(raw.len() - needle.len() + marker.len());
-            out.push_str(raw.get(..at).unwrap_or_default());
-            out.push_str(&marker);
-            out.push_str(raw.get(at + needle.len()..).unwrap_or_default());
-            return Raw::from(out);
-        }
-        from = at + 1;
-    }
-    raw.clone()
+    let marker = marker(data.len());
+    let mut out = String::with_capacity(raw.len() - data.len() + marker.len());
+    out.push_str(raw.get(..at).unwrap_or_default());
+    out.push_str(&marker);
+    out.push_str(raw.get(at + data.len()..).unwrap_or_default());
+    Raw::from(out)
 }
 
 /// What stands for `len` bytes of base64 in a file event's frame.

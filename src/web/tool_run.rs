@@ -24,7 +24,7 @@ use super::tools::{Decision, Handler, RunEvent, RunFailure, RunOptions, RunOutco
 use crate::error::Error;
 use crate::json::read;
 use crate::model::{Part, Request, StreamEvent, ToolCall};
-use crate::policy::scrub;
+use crate::policy::scrub_in;
 use crate::runner::{Job, Next, Outcome, Runner, StopReason, ToolSpec};
 
 /// A tool that ended, with its outcome.
@@ -483,8 +483,11 @@ impl Tools {
         if shared.stopped.get() {
             return;
         }
-        let scrubbed = |text: String| {
-            (self.secrets.iter()).fold(text, |text, secret| scrub(&text, secret).into_owned())
+        let scrubbed = |mut text: String| {
+            for secret in &self.secrets {
+                scrub_in(&mut text, secret);
+            }
+            text
         };
         let outcome = match outcome {
             Ok(text) => Outcome::Done(scrubbed(text)),
