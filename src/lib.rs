@@ -95,8 +95,15 @@
     )
 )]
 
-#[cfg(not(any(feature = "openai", feature = "anthropic", feature = "gemini")))]
-compile_error!("skyl needs at least one adapter: enable the openai, anthropic or gemini feature");
+#[cfg(not(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "bedrock"
+)))]
+compile_error!(
+    "skyl needs at least one adapter: enable the openai, anthropic, gemini or bedrock feature"
+);
 
 // The README's Rust examples run as doctests too.
 #[cfg(doctest)]
@@ -146,7 +153,7 @@ pub use model::{
 pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
 pub use providers::{
     decode_error, decode_error_at, decode_response, default_embed_model, encode_request,
-    object_schema, ClientConfig, Provider,
+    object_schema, sign_request, ClientConfig, Provider,
 };
 pub use retry::RetryPolicy;
 pub use run::{Cancel, Fallback, RunMachine, Step, Timers};
@@ -161,6 +168,12 @@ pub mod anthropic {
     pub use crate::providers::anthropic::{
         server_tool_names, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS,
     };
+}
+
+/// Amazon Bedrock's adapter: its endpoints.
+#[cfg(feature = "bedrock")]
+pub mod bedrock {
+    pub use crate::providers::bedrock::endpoint;
 }
 
 /// The Google Gemini adapter's constants.

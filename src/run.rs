@@ -16,6 +16,7 @@ mod types;
 pub(crate) use chain::secrets_of;
 use chain::Chain;
 pub use chain::Fallback;
+use types::Phase;
 pub use types::{Cancel, Step, Timers};
 
 /// What is sent: a request encoded for each attempt, or a response the
@@ -27,19 +28,6 @@ enum Source {
         request: Box<Request>,
     },
     Given,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    Ready,
-    Sending,
-    /// The body of a successful response.
-    Reading,
-    /// The body of an error response.
-    ReadingError,
-    Waiting,
-    Delivering,
-    Ended,
 }
 
 /// One request from start to end, as a sans-IO state machine.
@@ -106,6 +94,8 @@ pub struct RunMachine {
     status: u16,
     headers: Vec<(String, String)>,
     now_ms: u64,
+    /// The driver's clock at the last [`Self::at`], for signing.
+    clock_ms: Option<u64>,
     request_id: Option<String>,
     /// A body read whole (a response, or an error response).
     body: Vec<u8>,
@@ -188,6 +178,7 @@ impl RunMachine {
             status: 0,
             headers: Vec::new(),
             now_ms: 0,
+            clock_ms: None,
             request_id: None,
             body: Vec::new(),
             decoder: None,
@@ -248,6 +239,13 @@ impl RunMachine {
     /// Whether the request is over (after [`Step::Done`] or [`Step::Fail`]).
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Ended
+    }
+
+    /// The driver's clock (ms since the Unix epoch), given before
+    /// [`Self::start`] and [`Self::waited`]: an attempt with AWS
+    /// credentials is signed at it ([`crate::sign_request`]), or fails.
+    pub fn at(&mut self, now_ms: u64) {
+        self.clock_ms = Some(now_ms);
     }
 
     /// Starts the request: its first attempt.
@@ -478,7 +476,7 @@ impl RunMachine {
         match &mut self.source {
             Source::Given => Step::Take,
             Source::Encode { chain, request } => {
-                match chain.encode(chain.at(), request, self.stream) {
+                match chain.signed(request, self.stream, self.clock_ms) {
                     Ok(http) => {
                         chain.note_left_out(request);
                         self.url.clone_from(&http.url);

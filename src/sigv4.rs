@@ -259,8 +259,9 @@ fn canonical_query(query: &str) -> String {
         .join("&")
 }
 
-/// Every byte but the unreserved ones (`A-Z a-z 0-9 - _ . ~`) as `%XX`.
-fn uri_encode(bytes: &[u8]) -> String {
+/// Every byte but the unreserved ones (`A-Z a-z 0-9 - _ . ~`) as `%XX`
+/// (RFC 3986; also how a Bedrock model id becomes one path segment).
+pub(crate) fn uri_encode(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     let digit = |n: u8| char::from(DIGITS.get(usize::from(n)).copied().unwrap_or(b'0'));
     let mut out = String::with_capacity(bytes.len());

@@ -160,7 +160,21 @@ impl StreamDecoder {
                 body.extend_from_slice(chunk);
             }
         }
-        let result = fed.and_then(|()| self.process(&mut events, out));
+        // The frames before a failure are decoded first: nothing is lost.
+        let result = self.process(&mut events, out).and_then(|()| {
+            fed.map_err(|e| match e {
+                // A broken frame (a bad CRC) ends the stream with what came.
+                Error::MalformedStream { message, .. } => Error::MalformedStream {
+                    message,
+                    events_emitted: self.acc.events_emitted(),
+                    partial: Box::new(
+                        self.acc
+                            .snapshot("the stream failed while the call was open"),
+                    ),
+                },
+                other => other,
+            })
+        });
         events.clear();
         self.events = events;
         if let Err(e) = &result {
@@ -186,6 +200,15 @@ impl StreamDecoder {
                 },
             )
             .and_then(|()| self.process(&mut events, out))
+            .and_then(|()| {
+                let mut held = Vec::new();
+                self.frames.end(&mut held);
+                if held.is_empty() {
+                    return Ok(());
+                }
+                let raw = self.last_frame.shared();
+                self.apply(&mut held, Ok(()), &raw, out)
+            })
             .and_then(|()| {
                 let raw = self.last_frame.shared();
                 self.acc.finish(&raw, out)

@@ -40,13 +40,14 @@ fn check(provider: Provider, body: &str) -> Result<(), Failed> {
     let whole = decode_response(provider, body).map_err(|e| format!("response: {e:?}"))?;
     let value: Value = serde_json::from_str(body)?;
     let stream = match provider {
-        Provider::OpenAi | Provider::OpenAiCompat => openai_stream(&value),
-        Provider::Anthropic => anthropic_stream(&value),
-        Provider::Gemini => gemini_stream(&value),
-        Provider::Responses => responses_stream(&value),
+        Provider::OpenAi | Provider::OpenAiCompat => openai_stream(&value).into_bytes(),
+        Provider::Anthropic => anthropic_stream(&value).into_bytes(),
+        Provider::Gemini => gemini_stream(&value).into_bytes(),
+        Provider::Responses => responses_stream(&value).into_bytes(),
+        Provider::Bedrock => bedrock_stream(&value),
         other => return Err(format!("no stream writer for {other}").into()),
     };
-    let (_, streamed) = StreamDecoder::decode_all(provider, stream.as_bytes());
+    let (_, streamed) = StreamDecoder::decode_all(provider, &stream);
     let streamed = streamed.map_err(|e| format!("stream: {e:?}"))?;
     if streamed != whole {
         return Err(format!(
@@ -312,5 +313,76 @@ fn responses_stream(body: &Value) -> String {
         _ => "response.completed",
     };
     event(json!({"type": terminal, "response": body}));
+    out
+}
+
+/// A Converse body as ConverseStream sends it: one event stream message
+/// per event, AWS's header order, text, reasoning and tool input in
+/// pieces, the signature as its own delta at the block's end.
+fn bedrock_stream(body: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut event = |kind: &str, v: Value| {
+        out.extend(skyl::encode_event_stream_message(
+            &[
+                (":event-type", kind),
+                (":content-type", "application/json"),
+                (":message-type", "event"),
+            ],
+            v.to_string().as_bytes(),
+        ));
+    };
+    event("messageStart", json!({"role": "assistant"}));
+    let content = body["output"]["message"]["content"].as_array().unwrap();
+    for (index, block) in content.iter().enumerate() {
+        let delta = |d: Value| json!({"contentBlockIndex": index, "delta": d});
+        if let Some(text) = block["text"].as_str() {
+            for p in pieces(text) {
+                event("contentBlockDelta", delta(json!({"text": p})));
+            }
+        } else if let Some(tool) = block.get("toolUse") {
+            let start = json!({"toolUse": {"toolUseId": tool["toolUseId"], "name": tool["name"]}});
+            event(
+                "contentBlockStart",
+                json!({"contentBlockIndex": index, "start": start}),
+            );
+            for p in pieces(&tool["input"].to_string()) {
+                event("contentBlockDelta", delta(json!({"toolUse": {"input": p}})));
+            }
+        } else if let Some(r) = block.get("reasoningContent") {
+            if let Some(data) = r.get("redactedContent") {
+                let d = json!({"reasoningContent": {"redactedContent": data}});
+                event("contentBlockDelta", delta(d));
+            } else {
+                let t = &r["reasoningText"];
+                for p in pieces(t["text"].as_str().unwrap_or_default()) {
+                    event(
+                        "contentBlockDelta",
+                        delta(json!({"reasoningContent": {"text": p}})),
+                    );
+                }
+                if let Some(sig) = t.get("signature") {
+                    let d = json!({"reasoningContent": {"signature": sig}});
+                    event("contentBlockDelta", delta(d));
+                }
+            }
+        } else if let Some(cited) = block.get("citationsContent") {
+            for c in cited["citations"].as_array().into_iter().flatten() {
+                event("contentBlockDelta", delta(json!({"citation": c})));
+            }
+            for t in cited["content"].as_array().into_iter().flatten() {
+                for p in pieces(t["text"].as_str().unwrap_or_default()) {
+                    event("contentBlockDelta", delta(json!({"text": p})));
+                }
+            }
+        } else {
+            panic!("no stream form for the block {block}");
+        }
+        event("contentBlockStop", json!({"contentBlockIndex": index}));
+    }
+    event("messageStop", json!({"stopReason": body["stopReason"]}));
+    event(
+        "metadata",
+        json!({"usage": body["usage"], "metrics": body["metrics"]}),
+    );
     out
 }

@@ -19,7 +19,12 @@
 //!   <https://ai.google.dev/gemini-api/docs/document-processing>);
 //! - `responses`: <https://platform.openai.com/docs/api-reference/responses/create>
 //!   (`input` items, flat `tools`, `text.format`, `input_file`, `store`,
-//!   `include`).
+//!   `include`);
+//! - `bedrock`: <https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html>
+//!   (content blocks: `API_runtime_ContentBlock.html`; `cachePoint`;
+//!   `outputConfig.textFormat`:
+//!   <https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html>;
+//!   `additionalModelRequestFields`). Signed requests: `src/sigv4_tests.rs`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -65,6 +70,9 @@ fn encode(provider: Provider, input: &Value) -> Value {
     config.api_key = Some("test-key".into());
     if provider == Provider::OpenAiCompat {
         config.base_url = Some("http://127.0.0.1:11434/v1".into());
+    }
+    if provider.needs_region() {
+        config.region = Some("us-east-1".into());
     }
     config.include_usage = cfg["includeUsage"].as_bool().unwrap_or(false);
     config.browser = cfg["browser"].as_bool().unwrap_or(false);

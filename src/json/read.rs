@@ -77,6 +77,7 @@ impl<'a> Reader<'a> {
     /// An object: `field` is called with each key, positioned at its value,
     /// and must read or skip that value. A key with escapes gives up (the
     /// general path compares keys unescaped).
+    #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
     pub(crate) fn object(
         &mut self,
         mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
@@ -296,6 +297,7 @@ impl<'a> Reader<'a> {
 
     /// Skips a string, checking it as [`Self::string`] does, without
     /// building it.
+    #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
     fn skip_string(&mut self) -> Option<()> {
         if !self.eat(b'"') {
             return None;
@@ -360,6 +362,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips any value, checking it.
+    #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
     pub(crate) fn skip(&mut self) -> Option<()> {
         self.ws();
         match self.peek()? {
@@ -374,6 +377,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
     fn number(&mut self) -> Option<()> {
         let (len, float) = number(self.text.as_bytes().get(self.at..)?)?;
         let text = self.text.get(self.at..self.at + len)?;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::embed::Embedder;
 use super::{EncodeInput, Encoded, FrameFailure};
@@ -26,6 +26,10 @@ pub(crate) trait FrameStream {
         acc: &Accumulator,
         out: &mut Vec<Delta>,
     ) -> Result<(), FrameFailure>;
+
+    /// The body ended: the deltas of what the state still holds (a call
+    /// whose end waited for the next frame).
+    fn end(&mut self, _out: &mut Vec<Delta>) {}
 }
 
 /// One provider's adapter: how its streams are framed, and the functions
@@ -52,7 +56,18 @@ pub(crate) struct Adapter {
     /// Which files the model made (the `file` parts of an assistant
     /// message) it takes back.
     pub(crate) files: Files,
+    /// The error type a status stands for, where the API documents one
+    /// per status and an error body may not name it (Bedrock names it in
+    /// a header a proxy can drop): `(status, type)`.
+    pub(crate) error_types: &'static [(u16, &'static str)],
+    /// `providerOptions` reshaped before they are merged into the body
+    /// (Bedrock's model fields go into `additionalModelRequestFields`);
+    /// `None`: merged as given.
+    pub(crate) options: Option<Reshape>,
 }
+
+/// `providerOptions` in, the options merged into the body out.
+pub(crate) type Reshape = fn(&Map<String, Value>) -> Map<String, Value>;
 
 /// The files the model made that an adapter takes back in a history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

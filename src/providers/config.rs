@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::Provider;
+use crate::sigv4::AwsCredentials;
 
 /// What a client needs to build requests: provider, credentials, endpoint.
 ///
@@ -40,6 +41,15 @@ pub struct ClientConfig {
     /// `stream_options.include_usage` (some servers reject the field, so it is
     /// sent only when asked). The `openai` adapter always asks.
     pub include_usage: bool,
+    /// `bedrock` only: the AWS region (`us-east-1`), which names the
+    /// endpoint and the SigV4 scope.
+    pub region: Option<String>,
+    /// `bedrock` only: the AWS credentials each attempt is signed with
+    /// (SigV4), at the time the driver gives ([`crate::RunMachine::at`],
+    /// [`crate::sign_request`]). Without them, a Bedrock API key
+    /// ([`api_key`](Self::api_key)) is sent as a bearer token. Never shown
+    /// by `Debug` but for the key id.
+    pub aws: Option<AwsCredentials>,
 }
 
 impl ClientConfig {
@@ -87,6 +97,21 @@ impl ClientConfig {
         self
     }
 
+    /// With the AWS region ([`region`](Self::region), `bedrock` only).
+    #[must_use]
+    pub fn with_region(mut self, region: impl Into<String>) -> Self {
+        self.region = Some(region.into());
+        self
+    }
+
+    /// With AWS credentials to sign each request with ([`aws`](Self::aws),
+    /// `bedrock` only).
+    #[must_use]
+    pub fn with_aws_credentials(mut self, credentials: AwsCredentials) -> Self {
+        self.aws = Some(credentials);
+        self
+    }
+
     /// With [`include_usage`](Self::include_usage) set.
     #[must_use]
     pub fn with_include_usage(mut self, include: bool) -> Self {
@@ -105,6 +130,8 @@ impl fmt::Debug for ClientConfig {
             .field("headers", &crate::http::redacted(&self.headers))
             .field("browser", &self.browser)
             .field("include_usage", &self.include_usage)
+            .field("region", &self.region)
+            .field("aws", &self.aws)
             .finish()
     }
 }

@@ -139,7 +139,7 @@ pub(crate) fn encode_embed(
     let body = body
         .finish()
         .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
-    Ok(super::post(config, url, headers, body, false))
+    Ok(super::post(config, url, headers, body, None))
 }
 
 /// Whether an error answer says the batch was too large, so that halving

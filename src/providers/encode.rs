@@ -23,6 +23,25 @@ pub(crate) struct EncodeInput<'a> {
     pub config: &'a ClientConfig,
 }
 
+/// Signs `http` with the config's AWS credentials ([`ClientConfig::aws`],
+/// SigV4), if it has any, at `now_ms` (milliseconds since the Unix epoch):
+/// a signature is valid for minutes, so a driver signs each attempt
+/// anew, as [`crate::RunMachine`] does. The signing service is the
+/// provider's name (`bedrock`).
+pub fn sign_request(config: &ClientConfig, http: &mut crate::HttpRequest, now_ms: u64) {
+    let (Some(credentials), Some(region), Some(provider)) =
+        (&config.aws, config.region.as_deref(), config.provider)
+    else {
+        return;
+    };
+    let scope = crate::sigv4::SigningScope {
+        region,
+        service: provider.name(),
+        now_ms,
+    };
+    crate::sigv4::sign(http, credentials, &scope);
+}
+
 /// Checks the key and the extra headers a request would carry, before
 /// anything is sent: a driver's `fetch` would refuse them only when
 /// sending, as if the network had failed. The error names the field
@@ -385,6 +404,39 @@ pub(crate) fn write_turns(
         for b in blocks {
             parts.json(&b.json);
         }
+    }
+}
+
+/// A tool-call id as Anthropic and Bedrock accept it (`^[a-zA-Z0-9_-]+$`):
+/// ids from other providers (Gemini's `name#2`) get every other character
+/// replaced by `_`, the same way in the call and its result.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
+pub(crate) fn tool_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The `input` of a replayed tool call (Anthropic's, Bedrock's): its
+/// arguments, which must be a JSON object for `provider`. Empty arguments
+/// are `{}`.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
+pub(crate) fn tool_input(arguments: &str, provider: &str) -> Result<Value, String> {
+    if arguments.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    match crate::json::read::parse(arguments) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(format!(
+            "tool-call arguments must be a JSON object for {provider}"
+        )),
+        Err(e) => Err(format!("tool-call arguments are not valid JSON: {e}")),
     }
 }
 

@@ -12,6 +12,7 @@ thread_local! {
 
 /// Whether frame decoders may take their fast paths (always, outside tests).
 #[inline]
+#[allow(dead_code)] // (bedrock alone has no fast path)
 pub(crate) fn fast_paths() -> bool {
     #[cfg(test)]
     {

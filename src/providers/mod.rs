@@ -30,6 +30,8 @@ use serde_json::Value;
 
 #[cfg(feature = "anthropic")]
 pub(crate) mod anthropic;
+#[cfg(feature = "bedrock")]
+pub(crate) mod bedrock;
 #[cfg(feature = "gemini")]
 pub(crate) mod gemini;
 #[cfg(feature = "openai")]
@@ -54,17 +56,18 @@ mod portability;
 mod portability_tests;
 
 pub(crate) use adapter::{Adapter, FrameStream};
-pub(crate) use api_error::{api_error_from, fallback_message};
+pub(crate) use api_error::{api_error_from, aws_exception_name, fallback_message};
 pub use config::ClientConfig;
 pub use embed::default_embed_model;
-pub use encode::object_schema;
 pub(crate) use encode::*;
+pub use encode::{object_schema, sign_request};
 pub(crate) use frame::*;
 pub(crate) use options::first_flat;
 pub(crate) use portability::left_out;
 
 /// Defines [`Provider`] from the table: one entry per provider, in order,
-/// with its doc, name, Cargo feature, whether it needs a base URL, and its
+/// with its doc, name, Cargo feature, whether it needs a base URL (or a
+/// region, which names its endpoint), and its
 /// adapter's [`Adapter`] (compiled only with that feature).
 macro_rules! providers {
     ($(
@@ -109,7 +112,15 @@ macro_rules! providers {
             /// fails without one).
             pub fn needs_base_url(self) -> bool {
                 match self {
-                    $(Provider::$variant => providers!(@base_url $base_url),)*
+                    $(Provider::$variant => providers!(@base_url $base_url) == Some(true),)*
+                }
+            }
+
+            /// Whether its endpoint is its region's: a [`ClientConfig`] for
+            /// it needs a `region` unless it has a `base_url` (`bedrock`).
+            pub fn needs_region(self) -> bool {
+                match self {
+                    $(Provider::$variant => providers!(@base_url $base_url).is_none(),)*
                 }
             }
 
@@ -126,8 +137,9 @@ macro_rules! providers {
             }
         }
     };
-    (@base_url required) => { true };
-    (@base_url default) => { false };
+    (@base_url required) => { Some(true) };
+    (@base_url default) => { Some(false) };
+    (@base_url region) => { None::<bool> };
 }
 
 providers! {
@@ -143,6 +155,8 @@ providers! {
     /// The OpenAI Responses API, and any Open Responses server (vLLM,
     /// Ollama, LM Studio, OpenRouter, ...) by base URL.
     Responses = "responses", feature "openai", base_url default, adapter responses::ADAPTER;
+    /// Amazon Bedrock's Converse API (`ConverseStream`), by region.
+    Bedrock = "bedrock", feature "bedrock", base_url region, adapter bedrock::ADAPTER;
 }
 
 impl Provider {
@@ -162,6 +176,12 @@ impl Provider {
 #[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) const BASE_URL_NEEDED: &str =
     "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)";
+
+/// The message of the error for a provider that [`Provider::needs_region`]
+/// and was given neither a region nor a base URL.
+#[allow(dead_code)] // (a one-adapter build may leave it unused)
+pub(crate) const REGION_NEEDED: &str =
+    "Bedrock needs the AWS region of its endpoint (e.g. us-east-1), or a baseURL";
 
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -198,31 +218,35 @@ pub fn encode_request(
         stream,
         config,
     };
-    let (url, headers, body) = (provider.built()?.encode)(&input)?;
+    let adapter = provider.built()?;
+    let (url, headers, body) = (adapter.encode)(&input)?;
     let mut body = body
         .finish()
         .ok_or_else(|| Error::invalid_request("", "cannot encode the body"))?;
-    if let Some(options) = &request.provider_options {
+    if let Some(given) = &request.provider_options {
+        let reshaped = adapter.options.map(|reshape| reshape(given));
+        let options = reshaped.as_ref().unwrap_or(given);
         body = crate::json::merge::merged(&body, options).ok_or_else(|| {
             Error::invalid_request("providerOptions", "cannot be merged into the body")
         })?;
     }
-    Ok(post(config, url, headers, body, stream))
+    let accept = stream.then(|| adapter.framing.media_type());
+    Ok(post(config, url, headers, body, accept))
 }
 
 /// A JSON `POST` to `url` with the provider's `headers`, then the
-/// content type (and `accept` for SSE when `stream`), then the config's
+/// content type (and `accept`: a stream's media type), then the config's
 /// extra headers (each replacing one of the same name).
 pub(crate) fn post(
     config: &ClientConfig,
     url: String,
     mut headers: Vec<(String, String)>,
     body: String,
-    stream: bool,
+    accept: Option<&str>,
 ) -> HttpRequest {
     headers.push(("content-type".into(), "application/json".into()));
-    if stream {
-        headers.push(("accept".into(), "text/event-stream".into()));
+    if let Some(accept) = accept {
+        headers.push(("accept".into(), accept.into()));
     }
     for (k, v) in &config.headers {
         let k = k.to_ascii_lowercase();
@@ -325,6 +349,23 @@ fn decode_error_clocked(
         .and_then(|(v, adapter)| (adapter.error)(v))
         .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
+    if err.provider_type.is_none() {
+        // AWS names the exception in a header, or only by the status.
+        let by_status = || {
+            let types = provider.adapter().map_or(&[][..], |a| a.error_types);
+            let (_, name) = types.iter().find(|(s, _)| *s == status)?;
+            Some(name.to_string())
+        };
+        err.provider_type = (headers.iter())
+            .find(|(k, _)| k.eq_ignore_ascii_case("x-amzn-errortype"))
+            .map(|(_, v)| aws_exception_name(v))
+            .or_else(by_status);
+        if let Some(kind) =
+            (err.provider_type.as_deref()).and_then(ApiErrorKind::from_provider_type)
+        {
+            err.kind = kind;
+        }
+    }
     // The status decides, unless it says nothing or the body says more
     // precisely: an overloaded model behind a 503 (Gemini's UNAVAILABLE,
     // typed the same when it comes in a stream), a bad key behind a 400
@@ -392,6 +433,13 @@ impl FrameDecoder {
             deltas.push(Delta::Terminal);
             deltas
         }))
+    }
+
+    /// The body ended: the deltas the adapter's state still holds.
+    pub(crate) fn end(&mut self, out: &mut Vec<Delta>) {
+        if let Ok((_, state)) = &mut self.adapter {
+            state.end(out);
+        }
     }
 
     /// Decodes one frame into deltas; `acc` is what has been assembled
@@ -477,6 +525,13 @@ mod tests {
             if p.needs_base_url() {
                 let want = Error::invalid_request("baseURL", BASE_URL_NEEDED);
                 assert_eq!(got.err(), Some(want), "{p}");
+            } else if p.needs_region() {
+                assert!(
+                    matches!(got, Err(Error::InvalidRequest { ref path, .. }) if path == "region"),
+                    "{p}: {got:?}"
+                );
+                let config = ClientConfig::new(p).with_region("us-east-1");
+                assert!(encode_request(&config, &request, false).is_ok(), "{p}");
             } else {
                 assert!(got.is_ok(), "{p}: {got:?}");
             }

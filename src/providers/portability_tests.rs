@@ -87,6 +87,9 @@ fn an_anthropic_history_carries_no_anthropic_field_to_another_provider() {
         if provider.needs_base_url() {
             config.base_url = Some("http://127.0.0.1:1/v1".into());
         }
+        if provider.needs_region() {
+            config.region = Some("us-east-1".into());
+        }
         let http = encode_request(&config, &history, true).unwrap();
         let body: Value = serde_json::from_str(&http.body).unwrap();
         let mut seen = Vec::new();
@@ -252,6 +255,9 @@ fn a_generated_image_replays_to_its_provider_and_is_left_out_where_a_turn_cannot
         let mut config = ClientConfig::new(provider).with_api_key("k");
         if provider.needs_base_url() {
             config.base_url = Some("http://127.0.0.1:1/v1".into());
+        }
+        if provider.needs_region() {
+            config.region = Some("us-east-1".into());
         }
         let http = encode_request(&config, &history, true).unwrap();
         let body: Value = serde_json::from_str(&http.body).unwrap();

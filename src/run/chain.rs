@@ -146,9 +146,27 @@ impl Chain {
         http
     }
 
-    /// The index of the entry being tried.
-    pub(crate) fn at(&self) -> usize {
-        self.at
+    /// The attempt's request: encoded by the entry being tried, and signed
+    /// with its AWS credentials (if any) at `now_ms`, the driver's clock
+    /// (`None`: none was given, an error for a config that signs).
+    pub(crate) fn signed(
+        &self,
+        request: &mut Request,
+        stream: bool,
+        now_ms: Option<u64>,
+    ) -> Result<crate::HttpRequest, Error> {
+        let mut http = self.encode(self.at, request, stream)?;
+        let Some((config, _)) = self.entries.get(self.at).filter(|(c, _)| c.aws.is_some()) else {
+            return Ok(http);
+        };
+        let now_ms = now_ms.ok_or_else(|| {
+            Error::invalid_request(
+                "aws",
+                "signing with AWS credentials needs the driver's clock (RunMachine::at)",
+            )
+        })?;
+        crate::providers::sign_request(config, &mut http, now_ms);
+        Ok(http)
     }
 
     /// Every fallback entry can take `request`, before anything is sent:
@@ -254,6 +272,12 @@ pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) ->
     for config in configs {
         if let Some(key) = config.api_key.as_deref() {
             add(key);
+        }
+        if let Some(aws) = &config.aws {
+            add(&aws.secret_access_key);
+            if let Some(token) = aws.session_token.as_deref() {
+                add(token);
+            }
         }
         for (_, value) in config.headers.iter().filter(|(k, _)| is_secret_header(k)) {
             add(value.as_str());

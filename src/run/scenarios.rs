@@ -48,6 +48,7 @@ fn fixture(case: &str) -> (Vec<u8>, Value) {
     );
     let expected = std::fs::read_to_string(format!("{dir}/{name}.expected.json")).unwrap();
     let body = std::fs::read(format!("{dir}/{name}.sse"))
+        .or_else(|_| std::fs::read(format!("{dir}/{name}.eventstream")))
         .or_else(|_| std::fs::read(format!("{dir}/{name}.json")))
         .unwrap();
     (body, serde_json::from_str(&expected).unwrap())
@@ -61,8 +62,14 @@ fn machine(s: &Value) -> RunMachine {
         ..RetryPolicy::default()
     };
     let providers = providers(s);
-    let config =
-        |i: usize| ClientConfig::new(providers[i]).with_api_key(format!("sk-scenario-{i}"));
+    let config = |i: usize| {
+        let c = ClientConfig::new(providers[i]).with_api_key(format!("sk-scenario-{i}"));
+        if providers[i].needs_region() {
+            c.with_region("us-east-1")
+        } else {
+            c
+        }
+    };
     let request = Request {
         model: Some("m".into()),
         messages: vec![Message::user("Hi")],

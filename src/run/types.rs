@@ -86,3 +86,17 @@ pub enum Cancel {
     /// ends with [`RunMachine::stopped`].
     Run,
 }
+
+/// Where a request is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Ready,
+    Sending,
+    /// The body of a successful response.
+    Reading,
+    /// The body of an error response.
+    ReadingError,
+    Waiting,
+    Delivering,
+    Ended,
+}

@@ -185,6 +185,24 @@ fn check_results(provider: Provider, body: &Value) {
                 .position(|i| i["type"] == "function_call_output");
             assert!(last_call < first_output);
         }
+        // Every toolResult in the one user message after the turn, first in
+        // it, in call order; an error's status says so.
+        Provider::Bedrock => {
+            let messages = body["messages"].as_array().unwrap();
+            let uses: Vec<&Value> = (messages[1]["content"].as_array().unwrap().iter())
+                .filter(|b| b.get("toolUse").is_some())
+                .collect();
+            assert_eq!(ids(&uses, "/toolUse/toolUseId"), IDS);
+            assert_eq!(messages.len(), 3);
+            assert_eq!(messages[2]["role"], "user");
+            let results: Vec<&Value> = messages[2]["content"].as_array().unwrap().iter().collect();
+            assert!(results.iter().all(|b| b.get("toolResult").is_some()));
+            assert_eq!(ids(&results, "/toolResult/toolUseId"), IDS);
+            let errors: Vec<bool> = (results.iter())
+                .map(|b| b["toolResult"]["status"] == "error")
+                .collect();
+            assert_eq!(errors, [false, true, true, true]);
+        }
         // (A new adapter compiles with its folder and table entry alone,
         // scripts/sixth-adapter; this test then asks for its API's rule.)
         #[allow(unreachable_patterns)]
@@ -208,6 +226,9 @@ fn a_runner_built_history_follows_each_apis_rules_for_tool_results() {
         let mut config = ClientConfig::new(provider).with_api_key("test-key");
         if provider.needs_base_url() {
             config.base_url = Some("http://127.0.0.1:11434/v1".into());
+        }
+        if provider.needs_region() {
+            config.region = Some("us-east-1".into());
         }
         let http = encode_request(&config, &request, true).unwrap();
         let body: Value = serde_json::from_str(&http.body).unwrap();

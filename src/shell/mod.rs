@@ -86,6 +86,8 @@ impl ConfigInput {
                 }
                 "browser" => c.browser = read::boolean(v, at)?,
                 "includeUsage" => c.include_usage = read::boolean(v, at)?,
+                "region" => c.region = read::opt_string(v, at)?.filter(|r| !r.is_empty()),
+                "credentials" => c.aws = aws_credentials(v, at)?,
                 "maxRetries" => input.max_retries = read::opt_u32(v, at)?,
                 "fallback" => input.fallback = read::array(v, at, ConfigInput::read)?,
                 "fallbackOn" => input.fallback_on = read::array(v, at, status)?,
@@ -95,6 +97,26 @@ impl ConfigInput {
         read::required(input.config.provider, at, "provider")?;
         Ok(input)
     }
+}
+
+/// AWS credentials, `{accessKeyId, secretAccessKey, sessionToken?}`
+/// (`credentials`; `null`: none).
+fn aws_credentials(v: Value, at: &At) -> Result<Option<crate::AwsCredentials>, ReadError> {
+    let Some(mut fields) = read::opt_object(v, at)? else {
+        return Ok(None);
+    };
+    let mut take = |key: &str| -> Result<Option<String>, ReadError> {
+        let v = fields.remove(key).unwrap_or(Value::Null);
+        read::opt_string(v, &At::Key(at, key))
+    };
+    let id = take("accessKeyId")?;
+    let secret = take("secretAccessKey")?;
+    let token = take("sessionToken")?;
+    let id = read::required(id.filter(|s| !s.is_empty()), at, "accessKeyId")?;
+    let secret = read::required(secret.filter(|s| !s.is_empty()), at, "secretAccessKey")?;
+    let mut credentials = crate::AwsCredentials::new(id, secret);
+    credentials.session_token = token.filter(|t| !t.is_empty());
+    Ok(Some(credentials))
 }
 
 /// An HTTP status (`fallbackOn`).
@@ -332,13 +354,13 @@ mod tests {
 
     #[test]
     fn an_unknown_provider_is_refused_naming_every_provider() {
-        let Err(e) = provider_named("bedrock") else {
-            panic!("bedrock is not a provider yet");
+        let Err(e) = provider_named("vertex") else {
+            panic!("vertex is not a provider yet");
         };
         assert_eq!(
             e.to_string(),
-            "invalid request: provider: unknown provider \"bedrock\": \
-             use one of openai, openaicompat, anthropic, gemini, responses"
+            "invalid request: provider: unknown provider \"vertex\": \
+             use one of openai, openaicompat, anthropic, gemini, responses, bedrock"
         );
     }
 
@@ -410,7 +432,7 @@ mod tests {
         assert_eq!(o.fallback.on, [401, 404]);
         for (options, path) in [
             (
-                r#"{"provider":"openai","fallback":[{"provider":"bedrock"}]}"#,
+                r#"{"provider":"openai","fallback":[{"provider":"vertex"}]}"#,
                 "fallback[0].provider",
             ),
             (r#"{"provider":"openai","fallback":[{}]}"#, "fallback[0]"),

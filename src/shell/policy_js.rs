@@ -63,6 +63,17 @@ fn render() -> String {
         "BASE_URL_REQUIRED",
         &base_urls,
     );
+    let regions: Vec<_> = Provider::ALL
+        .iter()
+        .filter(|p| p.needs_region())
+        .map(|p| (p.name(), crate::providers::REGION_NEEDED))
+        .collect();
+    table(
+        &mut out,
+        "The providers whose endpoint is their region's, and why a region (or a baseURL) is needed.",
+        "REGION_REQUIRED",
+        &regions,
+    );
     // (Read from the provider table: the adapters whose entry has no
     // embedder. A build without any embedder leaves the wasm class out, and
     // the JS half answers `client.embed` with this.)

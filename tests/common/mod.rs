@@ -58,12 +58,11 @@ pub fn cases() -> Vec<Case> {
                 &std::fs::read(dir.join(format!("{name}.expected.json"))).unwrap(),
             )
             .unwrap();
-            let sse = dir.join(format!("{name}.sse"));
-            let body_path = if sse.exists() {
-                sse
-            } else {
-                dir.join(format!("{name}.json"))
-            };
+            let body_path = ["sse", "eventstream", "json"]
+                .map(|ext| dir.join(format!("{name}.{ext}")))
+                .into_iter()
+                .find(|path| path.exists())
+                .unwrap();
             out.push(Case {
                 provider,
                 name,

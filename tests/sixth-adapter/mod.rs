@@ -27,6 +27,8 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Err("the echo adapter has no embeddings"),
     parts: false,
     files: super::adapter::Files::None,
+    error_types: &[],
+    options: None,
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {

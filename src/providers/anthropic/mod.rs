@@ -34,6 +34,8 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Err(NO_EMBEDDINGS),
     parts: true,
     files: super::adapter::Files::None,
+    error_types: &[],
+    options: None,
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.

@@ -9,8 +9,8 @@ use crate::model::{Message, Part, ResponseFormat, Role, ToolChoice, ToolChoiceMo
 #[cfg(test)]
 use crate::providers::object_schema;
 use crate::providers::{
-    cache_control, group_turns, image_source, join_url, tool_declaration, tool_option, write_turns,
-    EncodeInput, Encoded, EncodedPart, ImageSource, Turns,
+    cache_control, group_turns, image_source, join_url, tool_declaration, tool_id, tool_input,
+    tool_option, write_turns, EncodeInput, Encoded, EncodedPart, ImageSource, Turns,
 };
 
 /// Encodes the request for the Messages API.
@@ -262,7 +262,7 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<EncodedPart>, String
             arguments,
             ..
         } => {
-            let input = tool_input(arguments)?;
+            let input = tool_input(arguments, "Anthropic")?;
             EncodedPart::new(|b| {
                 b.str("type", "tool_use")
                     .str("id", &tool_id(id))
@@ -320,34 +320,6 @@ fn encode_part(msg: &Message, part: &Part) -> Result<Option<EncodedPart>, String
         // https://docs.claude.com/en/docs/build-with-claude/prompt-caching
         Part::Cache { ttl } => EncodedPart::mark(cache_control(ttl.as_deref())),
     }))
-}
-
-/// A tool-call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): ids from
-/// other providers (Gemini's `name#2`) get every other character replaced by
-/// `_`, the same way in the call and its result.
-fn tool_id(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// The `input` of a replayed tool call: its arguments, which must be a JSON
-/// object. Empty arguments are `{}`.
-fn tool_input(arguments: &str) -> Result<Value, String> {
-    if arguments.trim().is_empty() {
-        return Ok(Value::Object(Map::new()));
-    }
-    match crate::json::read::parse(arguments) {
-        Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(_) => Err("tool-call arguments must be a JSON object for Anthropic".into()),
-        Err(e) => Err(format!("tool-call arguments are not valid JSON: {e}")),
-    }
 }
 
 /// A file as a `document` block: a PDF by URL or base64, plain text as a
@@ -551,11 +523,16 @@ mod tests {
 
     #[test]
     fn replayed_arguments_must_be_a_json_object() {
-        assert_eq!(tool_input("").unwrap(), json!({}));
-        assert_eq!(tool_input(r#"{"a":1}"#).unwrap(), json!({"a": 1}));
-        assert!(tool_input(r#"{"a":"#)
+        assert_eq!(tool_input("", "Anthropic").unwrap(), json!({}));
+        assert_eq!(
+            tool_input(r#"{"a":1}"#, "Anthropic").unwrap(),
+            json!({"a": 1})
+        );
+        assert!(tool_input(r#"{"a":"#, "Anthropic")
             .unwrap_err()
             .contains("not valid JSON"));
-        assert!(tool_input("[1]").unwrap_err().contains("JSON object"));
+        assert!(tool_input("[1]", "Anthropic")
+            .unwrap_err()
+            .contains("JSON object"));
     }
 }

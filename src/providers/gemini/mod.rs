@@ -37,6 +37,8 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Ok(embed::EMBEDDER),
     parts: true,
     files: super::adapter::Files::Any,
+    error_types: &[],
+    options: None,
 };
 
 pub(crate) use stream::TurnState;

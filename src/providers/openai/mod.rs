@@ -35,6 +35,8 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     embed: Ok(embed::OPENAI),
     parts: false,
     files: super::adapter::Files::None,
+    error_types: &[],
+    options: None,
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -49,6 +51,8 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     embed: Ok(embed::COMPAT),
     parts: false,
     files: super::adapter::Files::None,
+    error_types: &[],
+    options: None,
 };
 
 pub(crate) use compat::Dialect;

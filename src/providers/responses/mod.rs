@@ -60,6 +60,8 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Ok(crate::providers::openai::embed::OPENAI),
     parts: true,
     files: super::adapter::Files::Own,
+    error_types: &[],
+    options: None,
 };
 
 /// The default base URL.

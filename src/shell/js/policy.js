@@ -12,6 +12,7 @@ export const PROVIDER_FEATURES = Object.freeze({
   anthropic: "anthropic",
   gemini: "gemini",
   responses: "openai",
+  bedrock: "bedrock",
 });
 
 /** The providers with no default endpoint, and why a baseURL is needed. */
@@ -19,10 +20,17 @@ export const BASE_URL_REQUIRED = Object.freeze({
   openaicompat: "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)",
 });
 
+/** The providers whose endpoint is their region's, and why a region (or a baseURL) is needed. */
+export const REGION_REQUIRED = Object.freeze({
+  bedrock: "Bedrock needs the AWS region of its endpoint (e.g. us-east-1), or a baseURL",
+});
+
 /** The providers with no embeddings API, and where to go instead (`Adapter::embed`). */
 export const NO_EMBEDDINGS = Object.freeze({
   anthropic:
     "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider openaicompat with baseURL https://api.voyageai.com/v1 and a Voyage model (e.g. voyage-3.5)",
+  bedrock:
+    "skyl does not reach Bedrock's embeddings models (InvokeModel) yet; Cohere's and OpenAI-compatible embeddings APIs are reached with provider openaicompat",
 });
 
 /** Retries after the first attempt, unless maxRetries says otherwise (`RetryPolicy`). */
