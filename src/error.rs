@@ -92,19 +92,6 @@ impl ApiErrorKind {
             | "failed_precondition"
             | "request_too_large" => ApiErrorKind::BadRequest,
             "deadline_exceeded" | "timeout_error" => ApiErrorKind::RequestTimeout,
-            // AWS's exceptions (Bedrock), in a stream or a header.
-            "throttlingexception" => ApiErrorKind::RateLimit,
-            "serviceunavailableexception" | "modelnotreadyexception" => ApiErrorKind::Overloaded,
-            "internalserverexception" | "modelstreamerrorexception" | "modelerrorexception" => {
-                ApiErrorKind::Server
-            }
-            "validationexception" => ApiErrorKind::BadRequest,
-            "accessdeniedexception" => ApiErrorKind::Permission,
-            "resourcenotfoundexception" => ApiErrorKind::NotFound,
-            "modeltimeoutexception" => ApiErrorKind::RequestTimeout,
-            "unrecognizedclientexception"
-            | "invalidsignatureexception"
-            | "expiredtokenexception" => ApiErrorKind::Authentication,
             _ => return None,
         })
     }

@@ -25,36 +25,63 @@ pub(crate) const EXCEPTION: &str = "!";
 pub(crate) type Frame = SseEvent;
 
 /// How an adapter's streamed bodies are framed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Framing {
     /// Server-sent events (`text/event-stream`).
     Sse,
-    /// AWS's binary event stream (`application/vnd.amazon.eventstream`):
-    /// one frame per message, named by its `:event-type`.
-    #[allow(dead_code)] // (only the bedrock adapter has it)
-    EventStream,
+    /// Another framing, made by `cutter` (with the frame size limit) for
+    /// each body, served as `media_type`. Only the adapters whose entry
+    /// names one link its code (AWS's event stream: [`event_stream`]).
+    #[allow(dead_code)] // (only the bedrock adapter has one)
+    Other {
+        media_type: &'static str,
+        cutter: fn(usize) -> Box<dyn Cutter>,
+    },
 }
 
 impl Framing {
+    /// AWS's binary event stream (`application/vnd.amazon.eventstream`):
+    /// one frame per message, named by its `:event-type`.
+    #[allow(dead_code)] // (only the bedrock adapter has it)
+    pub(crate) const EVENT_STREAM: Framing = Framing::Other {
+        media_type: "application/vnd.amazon.eventstream",
+        cutter: event_stream,
+    };
+
     /// The media type of a stream so framed, for `accept`.
     pub(crate) fn media_type(self) -> &'static str {
         match self {
             Framing::Sse => "text/event-stream",
-            Framing::EventStream => "application/vnd.amazon.eventstream",
+            Framing::Other { media_type, .. } => media_type,
         }
     }
 }
 
+/// A framing other than SSE: bytes in, frames out.
+pub(crate) trait Cutter {
+    /// Appends to `out` every frame `chunk` completes.
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), Error>;
+    /// Ends the body.
+    fn finish(&mut self, out: &mut Vec<Frame>) -> Result<(), Error>;
+    /// The size limit for one frame.
+    fn max_frame_bytes(&self) -> usize;
+}
+
 /// One body's framer: bytes in, frames out.
-#[derive(Debug)]
 pub(crate) enum Framer {
     /// [`Framing::Sse`].
     Sse(SseParser),
-    /// [`Framing::EventStream`], and what the body's first byte showed:
-    /// `None` before it came, `Some(false)` for a body that is JSON (an
-    /// error body sent with status 200: left to the decoder, which reads
-    /// a body without frames whole), `Some(true)` for messages.
-    EventStream(EventStreamParser, Option<bool>, Vec<EventStreamMessage>),
+    /// [`Framing::Other`].
+    Other(Box<dyn Cutter>),
+}
+
+impl std::fmt::Debug for Framer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Framer::Sse(sse) => f.debug_tuple("Sse").field(sse).finish(),
+            Framer::Other(_) => f.write_str("Other"),
+        }
+    }
 }
 
 impl Framer {
@@ -62,11 +89,7 @@ impl Framer {
     pub(crate) fn new(framing: Framing, limit: usize) -> Self {
         match framing {
             Framing::Sse => Framer::Sse(SseParser::with_max_event_bytes(limit)),
-            Framing::EventStream => Framer::EventStream(
-                EventStreamParser::with_max_message_bytes(limit),
-                None,
-                Vec::new(),
-            ),
+            Framing::Other { cutter, .. } => Framer::Other(cutter(limit)),
         }
     }
 
@@ -75,25 +98,7 @@ impl Framer {
     pub(crate) fn feed(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), Error> {
         match self {
             Framer::Sse(sse) => sse.feed(chunk, out),
-            Framer::EventStream(parser, framed, messages) => {
-                // A message starts with its length, u32 BE: its first byte
-                // is 0 below 16 MiB, never `{`, `[` or whitespace.
-                let framed = *framed.get_or_insert_with(|| {
-                    !matches!(
-                        chunk.first(),
-                        Some(b'{' | b'[' | b' ' | b'\t' | b'\r' | b'\n')
-                    )
-                });
-                if !framed || chunk.is_empty() {
-                    return Ok(());
-                }
-                // The messages before a broken one are framed first.
-                let fed = parser.feed(chunk, messages);
-                for message in messages.drain(..) {
-                    out.push(frame_of(message)?);
-                }
-                fed
-            }
+            Framer::Other(cutter) => cutter.feed(chunk, out),
         }
     }
 
@@ -101,12 +106,7 @@ impl Framer {
     pub(crate) fn finish(&mut self, out: &mut Vec<Frame>) -> Result<(), Error> {
         match self {
             Framer::Sse(sse) => sse.finish(out).map(|_| ()),
-            // A message cut off leaves its bytes: the stream ended early,
-            // which the decoder reports (no terminal frame came).
-            Framer::EventStream(parser, ..) => {
-                parser.finish();
-                Ok(())
-            }
+            Framer::Other(cutter) => cutter.finish(out),
         }
     }
 
@@ -114,9 +114,8 @@ impl Framer {
     /// later frames' (no allocation per frame).
     #[inline]
     pub(crate) fn recycle(&mut self, data: Option<String>, name: Option<String>) {
-        match self {
-            Framer::Sse(sse) => sse.recycle(data, name),
-            Framer::EventStream(..) => {}
+        if let Framer::Sse(sse) = self {
+            sse.recycle(data, name);
         }
     }
 
@@ -124,14 +123,68 @@ impl Framer {
     pub(crate) fn max_frame_bytes(&self) -> usize {
         match self {
             Framer::Sse(sse) => sse.max_event_bytes(),
-            Framer::EventStream(parser, ..) => parser.max_message_bytes(),
+            Framer::Other(cutter) => cutter.max_frame_bytes(),
         }
+    }
+}
+
+/// [`Framing::EVENT_STREAM`]'s cutter.
+#[allow(dead_code)] // (only the bedrock adapter has it)
+fn event_stream(limit: usize) -> Box<dyn Cutter> {
+    Box::new(EventStreamFramer {
+        parser: EventStreamParser::with_max_message_bytes(limit),
+        framed: None,
+        messages: Vec::new(),
+    })
+}
+
+/// AWS's event stream as frames, and what the body's first byte showed:
+/// `None` before it came, `Some(false)` for a body that is JSON (an error
+/// body sent with status 200: left to the decoder, which reads a body
+/// without frames whole), `Some(true)` for messages.
+struct EventStreamFramer {
+    parser: EventStreamParser,
+    framed: Option<bool>,
+    messages: Vec<EventStreamMessage>,
+}
+
+impl Cutter for EventStreamFramer {
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), Error> {
+        // A message starts with its length, u32 BE: its first byte is 0
+        // below 16 MiB, never `{`, `[` or whitespace.
+        let Some(&first) = chunk.first() else {
+            return Ok(());
+        };
+        let framed = *self
+            .framed
+            .get_or_insert(!matches!(first, b'{' | b'[' | b' ' | b'\t' | b'\r' | b'\n'));
+        if !framed {
+            return Ok(());
+        }
+        // The messages before a broken one are framed first.
+        let fed = self.parser.feed(chunk, &mut self.messages);
+        for message in self.messages.drain(..) {
+            out.push(frame_of(message)?);
+        }
+        fed
+    }
+
+    /// A message cut off leaves its bytes: the stream ended early, which
+    /// the decoder reports (no terminal frame came).
+    fn finish(&mut self, _out: &mut Vec<Frame>) -> Result<(), Error> {
+        self.parser.finish();
+        Ok(())
+    }
+
+    fn max_frame_bytes(&self) -> usize {
+        self.parser.max_message_bytes()
     }
 }
 
 /// One event stream message as a frame: an `event` by its `:event-type`;
 /// an `exception` or `error` named [`EXCEPTION`] and its type or code. A
 /// payload that is not UTF-8 is a malformed stream.
+#[allow(dead_code)] // (only the bedrock adapter has it)
 fn frame_of(message: EventStreamMessage) -> Result<Frame, Error> {
     let kind = message.header(":message-type").unwrap_or("event");
     let (event, data) = match kind {

@@ -151,20 +151,36 @@ pub(crate) fn signed(
         .chain((!has_host).then_some(("host", host.as_str())));
     for (name, value) in all {
         let name = name.to_ascii_lowercase();
-        let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut spaced = String::with_capacity(value.len());
+        for word in value.split_ascii_whitespace() {
+            if !spaced.is_empty() {
+                spaced.push(' ');
+            }
+            spaced.push_str(word);
+        }
+        let value = spaced;
         match headers.iter_mut().find(|(n, _)| *n == name) {
             Some((_, v)) => {
                 v.push(',');
                 v.push_str(&value);
             }
-            None => headers.push((name, value)),
+            // In order of name, by insertion (a sort would link a sort
+            // routine into the wasm).
+            None => {
+                let at = (headers.iter())
+                    .position(|(n, _)| *n > name)
+                    .unwrap_or(headers.len());
+                headers.insert(at, (name, value));
+            }
         }
     }
-    headers.sort_by(|a, b| a.0.cmp(&b.0));
-    let signed_headers = (headers.iter())
-        .map(|(n, _)| n.as_str())
-        .collect::<Vec<_>>()
-        .join(";");
+    let mut signed_headers = String::new();
+    for (name, _) in &headers {
+        if !signed_headers.is_empty() {
+            signed_headers.push(';');
+        }
+        signed_headers.push_str(name);
+    }
     let mut canonical_request = format!("{}\n{path}\n{query}\n", http.method);
     for (name, value) in &headers {
         canonical_request.push_str(&format!("{name}:{value}\n"));
@@ -203,14 +219,15 @@ pub(crate) fn signed(
 
 /// `https://host/path?query` as its host, path (`/` when empty) and query.
 fn split_url(url: &str) -> (&str, &str, &str) {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let (host, path_query) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => match rest.find('?') {
-            Some(i) => rest.split_at(i),
-            None => (rest, ""),
-        },
-    };
+    let rest = crate::policy::find(url.as_bytes(), b"://", 0)
+        .and_then(|i| url.get(i + 3..))
+        .unwrap_or(url);
+    // (`find` of an ASCII byte: a char boundary, so `split_at_checked`
+    // always splits; it links no panic path.)
+    let at = rest.find('/').or_else(|| rest.find('?'));
+    let (host, path_query) = at
+        .and_then(|i| rest.split_at_checked(i))
+        .unwrap_or((rest, ""));
     let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
     (host, if path.is_empty() { "/" } else { path }, query)
 }
@@ -245,18 +262,27 @@ fn canonical_path(path: &str) -> String {
 /// The query's parameters decoded, encoded again by one rule, sorted by
 /// name then value.
 fn canonical_query(query: &str) -> String {
-    let mut params: Vec<(String, String)> = (query.split('&'))
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (uri_encode(&decode(k)), uri_encode(&decode(v)))
-        })
-        .collect();
-    params.sort();
-    (params.iter())
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
+    let mut params: Vec<(String, String)> = Vec::new();
+    for p in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = p.split_once('=').unwrap_or((p, ""));
+        let param = (uri_encode(&decode(k)), uri_encode(&decode(v)));
+        // (By insertion: a sort would link a sort routine into the wasm.)
+        let at = params
+            .iter()
+            .position(|q| *q > param)
+            .unwrap_or(params.len());
+        params.insert(at, param);
+    }
+    let mut out = String::new();
+    for (k, v) in &params {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    out
 }
 
 /// Every byte but the unreserved ones (`A-Z a-z 0-9 - _ . ~`) as `%XX`

@@ -160,20 +160,19 @@ impl StreamDecoder {
                 body.extend_from_slice(chunk);
             }
         }
-        // The frames before a failure are decoded first: nothing is lost.
-        let result = self.process(&mut events, out).and_then(|()| {
-            fed.map_err(|e| match e {
-                // A broken frame (a bad CRC) ends the stream with what came.
-                Error::MalformedStream { message, .. } => Error::MalformedStream {
-                    message,
-                    events_emitted: self.acc.events_emitted(),
-                    partial: Box::new(
-                        self.acc
-                            .snapshot("the stream failed while the call was open"),
-                    ),
-                },
-                other => other,
-            })
+        // The frames before a failure are decoded first: nothing is lost;
+        // a broken frame (a bad CRC) ends the stream with what came.
+        let result = self.process(&mut events, out).and_then(|()| match fed {
+            Err(Error::MalformedStream { message, .. }) => {
+                let raw = self.no_frame.clone();
+                self.apply(
+                    &mut Vec::new(),
+                    Err(FrameFailure::Malformed(message)),
+                    &raw,
+                    out,
+                )
+            }
+            other => other,
         });
         events.clear();
         self.events = events;
@@ -201,16 +200,12 @@ impl StreamDecoder {
             )
             .and_then(|()| self.process(&mut events, out))
             .and_then(|()| {
+                let raw = self.last_frame.shared();
+                // What the adapter still held (a call waiting for the next
+                // frame), then the end.
                 let mut held = Vec::new();
                 self.frames.end(&mut held);
-                if held.is_empty() {
-                    return Ok(());
-                }
-                let raw = self.last_frame.shared();
-                self.apply(&mut held, Ok(()), &raw, out)
-            })
-            .and_then(|()| {
-                let raw = self.last_frame.shared();
+                self.apply(&mut held, Ok(()), &raw, out)?;
                 self.acc.finish(&raw, out)
             });
         self.outcome = Some(result.clone());

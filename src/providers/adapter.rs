@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::embed::Embedder;
 use super::{EncodeInput, Encoded, FrameFailure};
 use crate::accumulate::{Accumulator, Delta};
-use crate::error::{ApiError, Error};
+use crate::error::{ApiError, ApiErrorKind, Error};
 use crate::framing::{Frame, Framing};
 
 /// One stream's decoding state in an adapter: frames in, deltas out.
@@ -56,15 +56,21 @@ pub(crate) struct Adapter {
     /// Which files the model made (the `file` parts of an assistant
     /// message) it takes back.
     pub(crate) files: Files,
-    /// The error type a status stands for, where the API documents one
-    /// per status and an error body may not name it (Bedrock names it in
-    /// a header a proxy can drop): `(status, type)`.
-    pub(crate) error_types: &'static [(u16, &'static str)],
+    /// The error type and kind of an HTTP error whose body names none,
+    /// from its status and headers (Bedrock's `x-amzn-ErrorType`, or the
+    /// one exception a status stands for); `None`: the status decides.
+    pub(crate) error_type: Option<ErrorType>,
     /// `providerOptions` reshaped before they are merged into the body
     /// (Bedrock's model fields go into `additionalModelRequestFields`);
     /// `None`: merged as given.
     pub(crate) options: Option<Reshape>,
+    /// How it signs each attempt with a config's AWS credentials at the
+    /// driver's clock (Bedrock's SigV4); `None`: it takes none.
+    pub(crate) sign: Option<fn(&crate::ClientConfig, &mut crate::HttpRequest, u64)>,
 }
+
+/// A status and headers in, an error's type and kind out.
+pub(crate) type ErrorType = fn(u16, &[(String, String)]) -> Option<(String, ApiErrorKind)>;
 
 /// `providerOptions` in, the options merged into the body out.
 pub(crate) type Reshape = fn(&Map<String, Value>) -> Map<String, Value>;

@@ -37,12 +37,3 @@ pub(crate) fn api_error_from(
         body: None,
     }
 }
-
-/// An AWS exception's name out of a Coral type (`namespace#Name`) or an
-/// `x-amzn-ErrorType` header (`Name:http://internal.amazon.com/...`).
-pub(crate) fn aws_exception_name(kind: &str) -> String {
-    let name = kind.split_once(':').map_or(kind, |(name, _)| name);
-    name.rsplit_once('#')
-        .map_or(name, |(_, name)| name)
-        .to_string()
-}

@@ -56,7 +56,7 @@ mod portability;
 mod portability_tests;
 
 pub(crate) use adapter::{Adapter, FrameStream};
-pub(crate) use api_error::{api_error_from, aws_exception_name, fallback_message};
+pub(crate) use api_error::{api_error_from, fallback_message};
 pub use config::ClientConfig;
 pub use embed::default_embed_model;
 pub(crate) use encode::*;
@@ -349,22 +349,13 @@ fn decode_error_clocked(
         .and_then(|(v, adapter)| (adapter.error)(v))
         .unwrap_or_else(|| api_error_from(None, Some(fallback_message(status, body)), None, None));
     err.status = Some(status);
-    if err.provider_type.is_none() {
-        // AWS names the exception in a header, or only by the status.
-        let by_status = || {
-            let types = provider.adapter().map_or(&[][..], |a| a.error_types);
-            let (_, name) = types.iter().find(|(s, _)| *s == status)?;
-            Some(name.to_string())
-        };
-        err.provider_type = (headers.iter())
-            .find(|(k, _)| k.eq_ignore_ascii_case("x-amzn-errortype"))
-            .map(|(_, v)| aws_exception_name(v))
-            .or_else(by_status);
-        if let Some(kind) =
-            (err.provider_type.as_deref()).and_then(ApiErrorKind::from_provider_type)
-        {
-            err.kind = kind;
-        }
+    let typed = provider.adapter().and_then(|a| a.error_type);
+    if let Some((name, kind)) = typed
+        .filter(|_| err.provider_type.is_none())
+        .and_then(|f| f(status, headers))
+    {
+        err.provider_type = Some(name);
+        err.kind = kind;
     }
     // The status decides, unless it says nothing or the body says more
     // precisely: an overloaded model behind a 503 (Gemini's UNAVAILABLE,

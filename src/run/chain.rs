@@ -159,13 +159,24 @@ impl Chain {
         let Some((config, _)) = self.entries.get(self.at).filter(|(c, _)| c.aws.is_some()) else {
             return Ok(http);
         };
+        // (Only the adapters that sign link the signing code.)
+        let adapter = config.provider.and_then(crate::Provider::adapter);
+        let Some(sign) = adapter.and_then(|a| a.sign) else {
+            let name = config
+                .provider
+                .map_or("this provider", crate::Provider::name);
+            return Err(Error::invalid_request(
+                "credentials",
+                format!("{name} takes no AWS credentials (a bedrock option)"),
+            ));
+        };
         let now_ms = now_ms.ok_or_else(|| {
             Error::invalid_request(
                 "aws",
                 "signing with AWS credentials needs the driver's clock (RunMachine::at)",
             )
         })?;
-        crate::providers::sign_request(config, &mut http, now_ms);
+        sign(config, &mut http, now_ms);
         Ok(http)
     }
 

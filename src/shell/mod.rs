@@ -86,7 +86,10 @@ impl ConfigInput {
                 }
                 "browser" => c.browser = read::boolean(v, at)?,
                 "includeUsage" => c.include_usage = read::boolean(v, at)?,
+                // (Bedrock's options: read only in a build with it.)
+                #[cfg(feature = "bedrock")]
                 "region" => c.region = read::opt_string(v, at)?.filter(|r| !r.is_empty()),
+                #[cfg(feature = "bedrock")]
                 "credentials" => c.aws = aws_credentials(v, at)?,
                 "maxRetries" => input.max_retries = read::opt_u32(v, at)?,
                 "fallback" => input.fallback = read::array(v, at, ConfigInput::read)?,
@@ -101,6 +104,7 @@ impl ConfigInput {
 
 /// AWS credentials, `{accessKeyId, secretAccessKey, sessionToken?}`
 /// (`credentials`; `null`: none).
+#[cfg(feature = "bedrock")]
 fn aws_credentials(v: Value, at: &At) -> Result<Option<crate::AwsCredentials>, ReadError> {
     let Some(mut fields) = read::opt_object(v, at)? else {
         return Ok(None);

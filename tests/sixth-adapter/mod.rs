@@ -27,8 +27,9 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Err("the echo adapter has no embeddings"),
     parts: false,
     files: super::adapter::Files::None,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {

@@ -34,8 +34,9 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Err(NO_EMBEDDINGS),
     parts: true,
     files: super::adapter::Files::None,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.

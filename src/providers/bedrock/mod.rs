@@ -27,7 +27,7 @@ pub(crate) mod stream;
 
 /// The provider table's entry (`providers/mod.rs`).
 pub(crate) const ADAPTER: super::Adapter = super::Adapter {
-    framing: crate::framing::Framing::EventStream,
+    framing: crate::framing::Framing::EVENT_STREAM,
     encode: request::encode,
     response: response::decode,
     is_whole: response::is_whole,
@@ -36,8 +36,9 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Err(NO_EMBEDDINGS),
     parts: true,
     files: super::adapter::Files::None,
-    error_types: error::TYPES_BY_STATUS,
+    error_type: Some(error::error_type),
     options: Some(request::options),
+    sign: Some(crate::providers::sign_request),
 };
 
 /// Why `bedrock` cannot embed (yet), and where to go instead.

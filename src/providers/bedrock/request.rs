@@ -477,8 +477,8 @@ fn document_block(
     }))
 }
 
-/// A document's `name` as Converse accepts it: letters, digits, single
-/// spaces, hyphens, parentheses and square brackets, up to 200 characters
+/// A document's `name` as Converse accepts it: ASCII letters, digits,
+/// single spaces, hyphens, parentheses and square brackets, up to 200 characters
 /// (the file name without its extension, others replaced by `-`), or
 /// `document`.
 fn document_name(filename: Option<&str>) -> String {
@@ -487,9 +487,9 @@ fn document_name(filename: Option<&str>) -> String {
         .unwrap_or_default();
     let mut name = String::new();
     for c in stem.chars() {
-        let c = if c.is_alphanumeric() || matches!(c, '-' | '(' | ')' | '[' | ']') {
+        let c = if c.is_ascii_alphanumeric() || matches!(c, '-' | '(' | ')' | '[' | ']') {
             c
-        } else if c.is_whitespace() {
+        } else if c.is_ascii_whitespace() {
             ' '
         } else {
             '-'

@@ -169,12 +169,7 @@ fn slot(index: u64) -> usize {
 /// payload kept as the error's body (`originalStatusCode`, ...).
 fn exception_failure(exception: &str, data: &Value, payload: &str) -> FrameFailure {
     let message = data.get("message").and_then(Value::as_str);
-    let mut e = crate::providers::api_error_from(
-        Some(exception.to_string()),
-        message.map(str::to_string),
-        None,
-        None,
-    );
+    let mut e = super::error::exception(exception.to_string(), message.map(str::to_string));
     e.body = Some(payload.to_string());
     FrameFailure::Api(Box::new(e))
 }

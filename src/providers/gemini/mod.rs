@@ -37,8 +37,9 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Ok(embed::EMBEDDER),
     parts: true,
     files: super::adapter::Files::Any,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 pub(crate) use stream::TurnState;

@@ -35,8 +35,9 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     embed: Ok(embed::OPENAI),
     parts: false,
     files: super::adapter::Files::None,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -51,8 +52,9 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     embed: Ok(embed::COMPAT),
     parts: false,
     files: super::adapter::Files::None,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 pub(crate) use compat::Dialect;

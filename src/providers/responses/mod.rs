@@ -60,8 +60,9 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     embed: Ok(crate::providers::openai::embed::OPENAI),
     parts: true,
     files: super::adapter::Files::Own,
-    error_types: &[],
+    error_type: None,
     options: None,
+    sign: None,
 };
 
 /// The default base URL.
