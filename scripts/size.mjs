@@ -14,16 +14,23 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // machine, its options read from JSON, the failed attempts and warnings,
 // the scrub of every key; 4.4 wasm, 0.5 JS); plus 1.4 KiB, generated
 // images as files (issue 29's first part: the file part and event, the
-// files a provider takes back in a history, response.files).
-const BUDGET_GZIP = 176.3 * 1024;
+// files a provider takes back in a history, response.files); plus 18.6
+// KiB, Amazon Bedrock (issue 30: the Converse encoder and decoders, AWS's
+// event stream, SigV4 and SHA-256, the credentials callback; 18.0 wasm,
+// 0.6 JS).
+const BUDGET_GZIP = 194.9 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
 // plus 13.3 KiB, the most embeddings cost an entry (skyl/gemini; issue 28);
 // plus 4.9 KiB, what fallback costs skyl/openai (issue 32; 4.7 to 5.2 KiB
 // per entry); plus 1.3 KiB, what generated files cost it (issue 29); plus
-// 0.2 KiB, the fallback's review fixes and the file frame's marker.
-const BUDGET_ENTRY_GZIP = 150.1 * 1024;
+// 0.2 KiB, the fallback's review fixes and the file frame's marker; plus
+// 2.6 KiB, what Bedrock costs an entry without it (skyl/openai: a framing
+// chosen by the adapter's entry, the clock and the signing hook of each
+// attempt, the credentials callback and the region and credentials
+// options in JS).
+const BUDGET_ENTRY_GZIP = 152.7 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",
@@ -68,7 +75,8 @@ function checkImports(label, file) {
 }
 const { imports, env } = checkImports("the wasm", `${dir}/skyl_wasm_bg.wasm`);
 console.log(`wasm imports: ${imports.length}, from env: ${env.length}`);
-// The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini): one
+// The one-adapter entries (skyl/openai, skyl/anthropic, skyl/gemini,
+// skyl/bedrock): one
 // per adapter feature, by the core's table.
 for (const sub of new Set(Object.values(PROVIDER_FEATURES))) {
   if (!fs.existsSync(`${dir}/${sub}`)) continue;

@@ -150,7 +150,9 @@ pub use model::{
     PartialEvents, ProviderData, Raw, Request, Response, ResponseFormat, Role, StreamEvent, Tool,
     ToolCall, ToolChoice, ToolChoiceMode, Usage,
 };
-pub use policy::{scrub, Attempts, Interruption, MIN_SECRET_CHARS, REDACTED};
+pub use policy::{
+    scrub, Attempts, Interruption, CREDENTIALS_REFRESH_MS, MIN_SECRET_CHARS, REDACTED,
+};
 pub use providers::{
     decode_error, decode_error_at, decode_response, default_embed_model, encode_request,
     object_schema, sign_request, ClientConfig, Provider,

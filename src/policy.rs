@@ -177,6 +177,12 @@ impl Timeout {
     }
 }
 
+/// How long before their expiration credentials that expire (STS's, from
+/// a JS `credentials()` callback) are fetched again: 5 minutes, AWS SDKs'
+/// margin, so that a request never leaves signed with a key about to
+/// lapse.
+pub const CREDENTIALS_REFRESH_MS: u64 = 5 * 60 * 1000;
+
 /// What replaces a secret in scrubbed text.
 pub const REDACTED: &str = "[redacted]";
 

@@ -326,6 +326,18 @@ impl RunMachine {
         self
     }
 
+    /// Fresh AWS credentials for entry `entry` of the chain (0: the
+    /// client's own, then each fallback's), for credentials that expire
+    /// (STS): given before [`Self::start`] and [`Self::waited`], they sign
+    /// the next attempt, and are scrubbed from errors like every key.
+    pub fn set_credentials(&mut self, entry: usize, credentials: crate::AwsCredentials) {
+        if let Source::Encode { chain, .. } = &mut self.source {
+            if let Some((config, _)) = chain.entries.get_mut(entry) {
+                config.aws = Some(credentials);
+            }
+        }
+    }
+
     /// The provider being tried (the one that answered, once done).
     pub fn provider(&self) -> Option<Provider> {
         self.provider

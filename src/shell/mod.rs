@@ -105,7 +105,10 @@ impl ConfigInput {
 /// AWS credentials, `{accessKeyId, secretAccessKey, sessionToken?}`
 /// (`credentials`; `null`: none).
 #[cfg(feature = "bedrock")]
-fn aws_credentials(v: Value, at: &At) -> Result<Option<crate::AwsCredentials>, ReadError> {
+pub(crate) fn aws_credentials(
+    v: Value,
+    at: &At,
+) -> Result<Option<crate::AwsCredentials>, ReadError> {
     let Some(mut fields) = read::opt_object(v, at)? else {
         return Ok(None);
     };

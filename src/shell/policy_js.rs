@@ -106,6 +106,11 @@ fn render() -> String {
             Timeout::DEFAULT_TOTAL_MS.to_string(),
         ),
         (
+            "How long before their expiration a `credentials()` callback's credentials are fetched again (`CREDENTIALS_REFRESH_MS`).",
+            "CREDENTIALS_REFRESH_MS",
+            crate::policy::CREDENTIALS_REFRESH_MS.to_string(),
+        ),
+        (
             "The fewest characters (code points) a secret must have to be scrubbed (`scrub`).",
             "MIN_SECRET_CHARS",
             MIN_SECRET_CHARS.to_string(),

@@ -243,6 +243,34 @@ impl BoundaryRun {
         self.on(|m, _| m.start())
     }
 
+    /// [`RunMachine::set_credentials`]: entry `entry`'s fresh AWS
+    /// credentials, `{accessKeyId, secretAccessKey, sessionToken?}`.
+    /// Whether they were read (the JS half checks them first; a build
+    /// without bedrock reads none).
+    pub fn credentials(&mut self, entry: u32, json: &str) -> bool {
+        #[cfg(feature = "bedrock")]
+        {
+            let at = crate::model::from_json::At::Root("credentials");
+            let read = parse(json)
+                .ok()
+                .and_then(|v| super::aws_credentials(v, &at).ok());
+            if let (Some(Some(c)), Ok(m)) = (read, &mut self.machine) {
+                m.set_credentials(entry as usize, c);
+                return true;
+            }
+        }
+        let _ = (entry, json);
+        false
+    }
+
+    /// [`RunMachine::at`]: the driver's clock, before `start` and
+    /// `waited` (an attempt signed with AWS credentials is signed at it).
+    pub fn at(&mut self, now_ms: f64) {
+        if let Ok(m) = &mut self.machine {
+            m.at(now_ms as u64);
+        }
+    }
+
     /// [`RunMachine::responded`]: `headers_json` is `[[name, value], ...]`,
     /// `now_ms` the driver's clock.
     pub fn responded(&mut self, status: u16, headers_json: &str, now_ms: f64) -> u32 {

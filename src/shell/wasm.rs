@@ -78,6 +78,17 @@ impl Run {
         self.inner.start()
     }
 
+    /// The driver's clock, before `start` and `waited`.
+    pub fn at(&mut self, now_ms: f64) {
+        self.inner.at(now_ms);
+    }
+
+    /// Fresh AWS credentials for entry `entry` of the chain, before
+    /// `start` and `waited`.
+    pub fn credentials(&mut self, entry: u32, json: &str) -> bool {
+        self.inner.credentials(entry, json)
+    }
+
     /// The response's status and headers came.
     pub fn responded(&mut self, status: u16, headers_json: &str, now_ms: f64) -> u32 {
         self.inner.responded(status, headers_json, now_ms)

@@ -148,7 +148,10 @@ impl Run {
         }
         let total = limits.total_ms.map(|ms| (Timeout::Total, ms));
         self.alarms.start(total);
-        on(&self.machine, RunMachine::start)
+        on(&self.machine, |m| {
+            m.at(super::timer::now_ms());
+            m.start()
+        })
     }
 
     /// Carries out steps until one for the caller: deliver, done or fail.
@@ -277,7 +280,10 @@ impl Run {
             // A cut ends the wait early; the machine knows why.
             let _ = self.gate.guard(Sleep::new(clock, ms)).await;
         }
-        on(&self.machine, RunMachine::waited)
+        on(&self.machine, |m| {
+            m.at(super::timer::now_ms());
+            m.waited()
+        })
     }
 
     /// What a step the caller handles means: `None` when events were

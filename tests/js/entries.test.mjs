@@ -1,10 +1,12 @@
-// The one-adapter builds (pkg/openai, pkg/anthropic, pkg/gemini): their
+// The one-adapter builds (pkg/openai, pkg/anthropic, pkg/gemini,
+// pkg/bedrock): their
 // WebAssembly refuses the providers it was built without, with a typed
 // error, even when called below the JS API's own check.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ENTRIES, encodeWith } from "./fixtures.mjs";
+import { NO_EMBEDDINGS } from "../../src/shell/js/policy.js";
 
 const pkg = new URL("../../pkg/", import.meta.url);
 const request = JSON.stringify({
@@ -44,23 +46,26 @@ for (const [i, [sub, built]] of entries.entries()) {
 }
 
 // Embeddings: an entry whose adapters embed has the embed machine; one
-// without (skyl/anthropic) has only the class's name in its wasm (bundlers
-// check the import), and its client.embed says, from the core's table,
-// where to go instead.
+// without (skyl/anthropic, skyl/bedrock) has only the class's name in its
+// wasm (bundlers check the import), and its client.embed says, from the
+// core's table (NO_EMBEDDINGS), where to go instead.
 for (const [sub, built] of entries) {
-  test(`skyl/${sub}: client.embed ${built.includes("anthropic") ? "points to Voyage AI" : "is built in"}`, async () => {
+  const none = built.filter((p) => Object.hasOwn(NO_EMBEDDINGS, p));
+  const embeds = none.length < built.length;
+  test(`skyl/${sub}: client.embed ${embeds ? "is built in" : "says where to go instead"}`, async () => {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
-    const embeds = built.some((p) => p !== "anthropic");
     assert.equal(typeof wasm.Embed, "function");
     assert.equal(typeof wasm.Embed.prototype.next, embeds ? "function" : "undefined");
     if (embeds) return;
     const { Client, InvalidRequestError } = await import(new URL(`${sub}/node.js`, pkg));
-    const c = new Client({ provider: "anthropic", apiKey: "k" });
-    await assert.rejects(c.embed({ values: ["a"] }), (e) => {
-      assert.ok(e instanceof InvalidRequestError);
-      assert.equal(e.path, "provider");
-      assert.match(e.message, /Voyage AI/);
-      return true;
-    });
+    for (const provider of none) {
+      const c = new Client({ provider, apiKey: "k", baseURL: "http://127.0.0.1:9/v1" });
+      await assert.rejects(c.embed({ values: ["a"] }), (e) => {
+        assert.ok(e instanceof InvalidRequestError);
+        assert.equal(e.path, "provider");
+        assert.ok(e.message.includes(NO_EMBEDDINGS[provider]), e.message);
+        return true;
+      });
+    }
   });
 }

@@ -231,7 +231,7 @@ describe("fallback", () => {
     for (const [options, path] of [
       [{ fallback: "anthropic" }, "fallback"],
       [{ fallback: [null] }, "fallback[0]"],
-      [{ fallback: [{ provider: "bedrock" }] }, "fallback[0].provider"],
+      [{ fallback: [{ provider: "vertex" }] }, "fallback[0].provider"],
       [{ fallback: [{ provider: "openaicompat" }] }, "fallback[0].baseURL"],
       [{ fallback: [{ provider: "gemini", apiKey: 7 }] }, "fallback[0].apiKey"],
       [{ fallback: [{ provider: "gemini", headers: { "a b": "1" } }] }, "fallback[0].headers"],

@@ -1,5 +1,5 @@
 // The mock provider's request readers: what a request body of any wire
-// format says, read the same way for all five (see mock-server.mjs).
+// format says, read the same way for all six (see mock-server.mjs).
 //
 // `readRequest(wire, body)` gives the model one view of any request:
 //   tools    [{name, description, schema}]   the client's function tools
@@ -238,6 +238,80 @@ function geminiEntries(req) {
   return out;
 }
 
+/** A Converse `format` as a media type: images, then documents. */
+const BEDROCK_TYPES = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+  csv: "text/csv",
+  doc: "application/msword",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xls: "application/vnd.ms-excel",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  html: "text/html",
+  txt: "text/plain",
+  md: "text/markdown",
+};
+
+/**
+ * The file of an `image` or `document` block, null for other blocks. A
+ * document's `name` has no extension (Converse allows none): the format's
+ * is put back, so the model names the file as the client did.
+ */
+function bedrockFile(b) {
+  const f = obj(b.image) ?? obj(b.document);
+  if (!f) return null;
+  const format = str(f.format).toLowerCase();
+  const name = str(f.name);
+  const source = obj(f.source) ?? {};
+  return fileFrom({
+    filename: name && format && !name.includes(".") ? `${name}.${format}` : name,
+    mediaType: BEDROCK_TYPES[format] ?? (format ? `application/${format}` : ""),
+    base64: source.bytes,
+    text: source.text,
+    url: source.s3Location?.uri,
+  });
+}
+
+/** A `toolResult`'s content: its text blocks, and its json blocks as JSON text. */
+const toolResultText = (content) =>
+  Array.isArray(content)
+    ? asArray(content)
+        .map((b) =>
+          typeof b.text === "string" ? b.text : JSON.stringify("json" in b ? b.json : b),
+        )
+        .join("")
+    : contentText(content);
+
+/** Converse: `messages[].content` blocks; results come in user messages. */
+function bedrockEntries(req) {
+  const out = [];
+  for (const m of asArray(req.messages)) {
+    const blocks = asArray(m.content);
+    if (m.role === "assistant") {
+      for (const u of blocks.map((b) => obj(b.toolUse)).filter(Boolean))
+        out.push({ kind: "call", id: u.toolUseId, name: str(u.name), args: obj(u.input) ?? {} });
+    } else if (m.role === "user") {
+      for (const r of blocks.map((b) => obj(b.toolResult)).filter(Boolean))
+        out.push({
+          kind: "result",
+          id: r.toolUseId,
+          content: toolResultText(r.content),
+          isError: r.status === "error",
+        });
+      out.push(
+        ...userTurn(
+          blocks.map((b) => b.text),
+          blocks.map(bedrockFile).filter(Boolean),
+        ),
+      );
+    }
+  }
+  return out;
+}
+
 /** The declared tools in any format: [{name, description, schema}]. */
 export function declaredTools(wire, req) {
   const tool = (name, description, schema) => ({
@@ -245,6 +319,12 @@ export function declaredTools(wire, req) {
     description: str(description),
     schema: obj(schema),
   });
+  if (wire === "bedrock")
+    // `toolSpec` entries; the cache points between them declare nothing.
+    return asArray(obj(req.toolConfig)?.tools)
+      .map((t) => obj(t.toolSpec))
+      .filter(Boolean)
+      .map((s) => tool(s.name, s.description, s.inputSchema?.json));
   if (wire === "gemini")
     return asArray(req.tools)
       .flatMap((t) => asArray(t.functionDeclarations))
@@ -276,6 +356,13 @@ export function responseFormat(wire, req) {
         : wire === "anthropic"
           ? req.output_config?.format
           : null;
+  if (wire === "bedrock") {
+    // outputConfig.textFormat; the schema is JSON text (an object is taken too).
+    const t = obj(req.outputConfig)?.textFormat;
+    if (t?.type !== "json_schema") return null;
+    const schema = t.structure?.jsonSchema?.schema;
+    return { schema: obj(typeof schema === "string" ? parseJSON(schema) : schema) };
+  }
   if (wire === "gemini") {
     const g = req.generationConfig ?? {};
     if (g.responseMimeType !== "application/json") return null;
@@ -293,6 +380,14 @@ function thinkingSetting(wire, req) {
     return t.includeThoughts === false || t.thinkingBudget === 0 ? false : null;
   }
   if (wire === "responses") return req.reasoning?.effort === "none" ? false : null;
+  if (wire === "bedrock") {
+    // The model's own fields: Claude's `thinking`, Nova's and others' reasoning config.
+    const f = obj(req.additionalModelRequestFields) ?? {};
+    const off = [f.thinking, f.reasoning_config, f.reasoningConfig].some(
+      (t) => t?.type === "disabled",
+    );
+    return off ? false : null;
+  }
   return null;
 }
 
@@ -309,6 +404,12 @@ export function looksCompat(req) {
 
 /** The request's tool choice: null (auto), "none", "required" or {name}. */
 function toolChoice(wire, req) {
+  if (wire === "bedrock") {
+    // {auto: {}}, {any: {}} or {tool: {name}}; Converse has no "none".
+    const c = obj(obj(req.toolConfig)?.toolChoice) ?? {};
+    if (c.any) return "required";
+    return str(c.tool?.name) ? { name: c.tool.name } : null;
+  }
   if (wire === "gemini") {
     const c = req.toolConfig?.functionCallingConfig ?? {};
     const names = Array.isArray(c.allowedFunctionNames) ? c.allowedFunctionNames : [];
@@ -325,7 +426,12 @@ function toolChoice(wire, req) {
 
 /** One view of a request of any format (see the top of this file). */
 export function readRequest(wire, req) {
-  const read = { openai: openaiEntries, responses: responsesEntries, anthropic: anthropicEntries };
+  const read = {
+    openai: openaiEntries,
+    responses: responsesEntries,
+    anthropic: anthropicEntries,
+    bedrock: bedrockEntries,
+  };
   return {
     tools: declaredTools(wire, req).filter((t) => t.name),
     entries: (read[wire] ?? geminiEntries)(req),

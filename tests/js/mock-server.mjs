@@ -1,5 +1,5 @@
 // A mock LLM provider for tests and demos: Node standard library only,
-// listening on 127.0.0.1. It speaks all five wire formats skyl supports:
+// listening on 127.0.0.1. It speaks all six wire formats skyl supports:
 //
 //   POST /v1/chat/completions                      openai, openaicompat
 //   POST /v1/messages                              anthropic
@@ -7,6 +7,8 @@
 //   POST /v1beta/models/{model}:streamGenerateContent?alt=sse
 //   POST /v1/responses                             responses (streamed when
 //                                                  the body says stream: true)
+//   POST /model/{modelId}/converse-stream          bedrock (AWS's binary event
+//   POST /model/{modelId}/converse                 stream; the id percent-encoded)
 //   POST /v1/embeddings, /v1beta/models/{model}:batchEmbedContents and
 //        :embedContent                             embeddings (mock-embed.mjs)
 //
@@ -29,16 +31,19 @@
 //   disconnect_after=<n>       destroy the socket after n body bytes
 //   inband_error=<when>        `start`: an in-band error before any content;
 //                              `after_text`: after the first text
+//   inband_exception=<type>    Bedrock: the exception message's type
+//                              (default serviceUnavailableException)
 //   hang=1                     send headers, then nothing
 //   huge_event=<bytes>         one SSE event this big (streamed in 64 KiB pieces)
 //   comments_ms=<ms>           keep-alive comments for this long, then end
 //                              without a terminal frame
 //   tiny_events=<n>            an OpenAI-format stream of n one-character deltas
+//                              (these three in Bedrock's framing on its paths)
 //   echo_key=1                 injected failures quote the credential they
 //                              received (some servers do; skyl must scrub it)
 //   cut_off=1                  the turn ends at the output limit (its calls
 //                              whole): length, max_tokens, MAX_TOKENS,
-//                              response.incomplete
+//                              response.incomplete, Bedrock's max_tokens
 //   reasoning=0|1              leave out (0) or send (1) the reasoning block;
 //                              the default is below
 //
@@ -52,10 +57,13 @@
 // do. It answers JSON of the schema when structured output is asked for,
 // and about the file when one is attached. It streams a short reasoning
 // block first in the formats that have one: Anthropic, Gemini, Responses,
-// and Chat Completions from an OpenAI-compatible client (skyl's
+// Bedrock, and Chat Completions from an OpenAI-compatible client (skyl's
 // `openaicompat`: `max_tokens`, or streamed without `stream_options`), as
 // DeepSeek's `reasoning_content`; not to OpenAI's own Chat Completions
 // clients, and not when the request turns thinking off.
+//
+// Credentials are not checked, on any path (an API key, a Bedrock bearer
+// key or a SigV4 signature are all taken); `echo_key` quotes them.
 //
 // Control endpoints: GET /_requests (everything received, with
 // `closedEarly` for connections the client closed before the end), POST
@@ -73,7 +81,9 @@ import { fileURLToPath } from "node:url";
 import { PROVIDERS } from "./fixtures.mjs";
 import { modelTurn } from "./mock-model.mjs";
 import { looksCompat, readRequest } from "./mock-requests.mjs";
-import { httpErrorBody, renderTurn, withInbandError } from "./mock-wire.mjs";
+import { httpErrorBody, httpErrorHeaders, renderTurn, withInbandError } from "./mock-wire.mjs";
+import { BEDROCK_RESOURCES } from "./mock-wire-bedrock.mjs";
+import { EVENTSTREAM } from "./mock-eventstream.mjs";
 import { embedAnswer, embedWire } from "./mock-embed.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -81,15 +91,19 @@ export const CONFORMANCE = path.resolve(here, "../fixtures/conformance");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Reads a conformance case: { body: Buffer, expected, stream }. */
+/**
+ * Reads a conformance case: { body: Buffer, expected, stream }. A stream
+ * is `<name>.sse`, or Bedrock's `<name>.eventstream`; else `<name>.json`.
+ */
 export function readCase(id) {
   const [adapter, name] = id.split("/");
   const dir = path.join(CONFORMANCE, adapter);
   const expected = JSON.parse(fs.readFileSync(path.join(dir, `${name}.expected.json`), "utf8"));
-  const sse = path.join(dir, `${name}.sse`);
-  const stream = fs.existsSync(sse);
-  const body = fs.readFileSync(stream ? sse : path.join(dir, `${name}.json`));
-  return { body, expected, stream };
+  const streamFile = [`${name}.sse`, `${name}.eventstream`]
+    .map((f) => path.join(dir, f))
+    .find((f) => fs.existsSync(f));
+  const body = fs.readFileSync(streamFile ?? path.join(dir, `${name}.json`));
+  return { body, expected, stream: streamFile !== undefined };
 }
 
 /** Every case id, e.g. "anthropic/anthropic-text.stream". */
@@ -104,7 +118,24 @@ export function listCases() {
   return out;
 }
 
+/**
+ * A Bedrock path, /model/{modelId}/converse-stream or /converse, as
+ * { model (decoded), stream }; null for any other path.
+ */
+function bedrockRoute(url) {
+  const m = /\/model\/([^/]+)\/(converse|converse-stream)$/.exec(url.pathname);
+  if (!m) return null;
+  let model = m[1];
+  try {
+    model = decodeURIComponent(model);
+  } catch {
+    // A malformed escape: the id as sent.
+  }
+  return { model, stream: m[2] === "converse-stream" };
+}
+
 function wireOf(url) {
+  if (bedrockRoute(url)) return "bedrock";
   if (url.pathname.endsWith("/chat/completions")) return "openai";
   if (url.pathname.endsWith("/responses")) return "responses";
   if (url.pathname.endsWith("/messages")) return "anthropic";
@@ -130,32 +161,41 @@ async function send(res, buf) {
   return !res.destroyed;
 }
 
-/** The resource-bound streams: a huge event, endless comments, many tiny events. */
-async function resourceStream(res, { huge, commentsMs, tiny }) {
-  if (huge) {
-    await send(res, "data: ");
+/** The resource-bound streams in SSE (OpenAI's format); Bedrock's are in mock-wire-bedrock.mjs. */
+const SSE_RESOURCES = {
+  contentType: "text/event-stream",
+  *huge(bytes) {
+    yield "data: ";
     const piece = Buffer.alloc(64 * 1024, "x");
-    for (let sent = 0; sent < huge; sent += piece.length) if (!(await send(res, piece))) return;
-    await send(res, "\n\n");
-  }
+    for (let sent = 0; sent < bytes; sent += piece.length) yield piece;
+    yield "\n\n";
+  },
+  keepAlive: ": keep-alive\n".repeat(64),
+  *tiny(n) {
+    const one = 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n';
+    const batch = one.repeat(1000);
+    for (let i = 0; i < n; i += 1000) yield i + 1000 <= n ? batch : one.repeat(n - i);
+    yield 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+  },
+};
+
+/** Sends each piece `pieces` yields; false if the client left. */
+async function sendAll(res, pieces) {
+  for (const piece of pieces) if (!(await send(res, piece))) return false;
+  return true;
+}
+
+/** The resource-bound streams: a huge event, endless keep-alives, many tiny events. */
+async function resourceStream(res, form, { huge, commentsMs, tiny }) {
+  if (huge && !(await sendAll(res, form.huge(huge)))) return;
   if (commentsMs) {
     const end = Date.now() + commentsMs;
-    const burst = ": keep-alive\n".repeat(64);
     while (Date.now() < end) {
-      if (!(await send(res, burst))) return;
+      if (!(await send(res, form.keepAlive))) return;
       await sleep(1);
     }
   }
-  if (tiny) {
-    const one = 'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n';
-    const batch = one.repeat(1000);
-    for (let i = 0; i < tiny; i += 1000)
-      if (!(await send(res, i + 1000 <= tiny ? batch : one.repeat(tiny - i)))) return;
-    await send(
-      res,
-      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
-    );
-  }
+  if (tiny) await sendAll(res, form.tiny(tiny));
 }
 
 // -------------------------------------------------------------------- model
@@ -172,8 +212,10 @@ function answer(wire, body, raw, reasoning) {
   const view = readRequest(wire, body);
   const turn = modelTurn(view);
   const before = view.entries.filter((e) => e.kind === "call").length;
+  // Bedrock's ids look like AWS's (`tooluse_...`).
+  const prefix = wire === "bedrock" ? "tooluse" : "call";
   const calls = turn.calls.map((c, i) => ({
-    id: wire === "gemini" ? null : `call_${c.name}_${before + i + 1}`,
+    id: wire === "gemini" ? null : `${prefix}_${c.name}_${before + i + 1}`,
     ...c,
   }));
   const wanted =
@@ -251,8 +293,13 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       return res
         .writeHead(404, { "content-type": "application/json" })
         .end(JSON.stringify({ error: { message: `no route ${url.pathname}` } }));
+    // Gemini and Bedrock say it in the path; the others in the body.
     const streaming =
-      wire === "gemini" ? url.pathname.includes(":streamGenerateContent") : body?.stream === true;
+      wire === "gemini"
+        ? url.pathname.includes(":streamGenerateContent")
+        : wire === "bedrock"
+          ? bedrockRoute(url).stream
+          : body?.stream === true;
 
     res.on("close", () => {
       if (!res.writableFinished) record.closedEarly = true;
@@ -264,7 +311,11 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     const fail = (opt("fail") ?? "").split(",").filter(Boolean).map(Number);
     if (n <= fail.length) {
       const status = fail[n - 1];
-      const headers = { "content-type": "application/json", "x-request-id": `req_mock_${n}` };
+      const headers = {
+        "content-type": "application/json",
+        "x-request-id": `req_mock_${n}`,
+        ...httpErrorHeaders(wire, status),
+      };
       if (opt("retry_after")) headers["retry-after"] = opt("retry_after");
       if (opt("retry_after_ms")) headers["retry-after-ms"] = opt("retry_after_ms");
       res.writeHead(status, headers);
@@ -275,7 +326,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
           req.headers["x-api-key"] ??
           req.headers["x-goog-api-key"] ??
           "";
-        const target = errBody.error;
+        const target = errBody.error ?? errBody;
         target.message = `${target.message}: credential ${cred} was rejected`;
       }
       return res.end(JSON.stringify(errBody));
@@ -286,6 +337,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     let status = 200;
     let payload;
     let stream = streaming;
+    let errorHeaders = {};
     const fixture = opt("fixture");
     if (fixture) {
       const c = readCase(fixture);
@@ -294,6 +346,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       status = c.expected.http_status ?? 200;
     } else {
       const model =
+        bedrockRoute(url)?.model ??
         body?.model ??
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
       const request = body && typeof body === "object" && !Array.isArray(body) ? body : {};
@@ -306,19 +359,21 @@ export async function startMock({ port = 0, quiet = true } = {}) {
         // The readers take any JSON; should one still fail, say so as a
         // provider would (a 400), rather than leave the request hanging.
         const err = httpErrorBody(wire, 400);
-        err.error.message = `mock: cannot answer this request: ${e.message}`;
+        (err.error ?? err).message = `mock: cannot answer this request: ${e.message}`;
         payload = Buffer.from(JSON.stringify(err));
         status = 400;
+        errorHeaders = httpErrorHeaders(wire, 400);
         stream = false;
       }
       const inband = opt("inband_error");
       if (inband && stream)
-        payload = Buffer.from(withInbandError(wire, payload.toString("utf8"), inband));
+        payload = Buffer.from(withInbandError(wire, payload, inband, opt("inband_exception")));
     }
 
     if (opt("huge_event") || opt("comments_ms") || opt("tiny_events")) {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      await resourceStream(res, {
+      const form = wire === "bedrock" ? BEDROCK_RESOURCES : SSE_RESOURCES;
+      res.writeHead(200, { "content-type": form.contentType });
+      await resourceStream(res, form, {
         huge: Number(opt("huge_event") ?? 0),
         commentsMs: Number(opt("comments_ms") ?? 0),
         tiny: Number(opt("tiny_events") ?? 0),
@@ -330,9 +385,14 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     const firstByte = Number(opt("first_byte_delay") ?? 0);
     if (firstByte) await sleep(firstByte);
     res.writeHead(status, {
-      "content-type": stream ? "text/event-stream" : "application/json",
+      "content-type": !stream
+        ? "application/json"
+        : wire === "bedrock"
+          ? EVENTSTREAM
+          : "text/event-stream",
       "cache-control": "no-cache",
       "x-request-id": `req_mock_${requests.length}`,
+      ...errorHeaders,
     });
     if (opt("hang")) {
       res.flushHeaders();

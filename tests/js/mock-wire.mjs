@@ -6,17 +6,27 @@
 // Anthropic a `thinking` block closed by a `signature_delta`, Gemini
 // `thought: true` parts and a `thoughtSignature`, Responses a `reasoning`
 // item with summary events, an OpenAI-compatible server `reasoning_content`
-// deltas (DeepSeek's form). Chat Completions itself has none. The shapes
-// follow the recordings in tests/fixtures/conformance.
+// deltas (DeepSeek's form), Bedrock a `reasoningContent` block closed by a
+// signature delta. Chat Completions itself has none. The shapes follow the
+// recordings in tests/fixtures/conformance. Bedrock's wire, binary (AWS's
+// event stream), is in mock-wire-bedrock.mjs.
 
-const pieces = (s, n = 5) => {
+import {
+  bedrockErrorBody,
+  bedrockErrorHeaders,
+  bedrockWithInbandError,
+  renderBedrock,
+} from "./mock-wire-bedrock.mjs";
+
+/** `s` in pieces of `n` characters (an empty string: one empty piece). */
+export const pieces = (s, n = 5) => {
   const out = [];
   for (let i = 0; i < s.length; i += n) out.push(s.slice(i, i + n));
   return out.length ? out : [""];
 };
 
 /** Reasoning streams in larger pieces than text, as real streams do. */
-const REASONING_PIECE = 16;
+export const REASONING_PIECE = 16;
 
 /** A signature for reasoning text: opaque and deterministic (base64). */
 export function signature(kind, text) {
@@ -28,8 +38,9 @@ export function signature(kind, text) {
 /** The Gemini call signature the mock has always sent on a turn's first call. */
 const CALL_SIGNATURE = "bW9jay1zaWduYXR1cmU=";
 
-/** A turn in the wire format: { stream: string, json: object }. */
+/** A turn in the wire format: { stream: string (Bedrock: a Buffer), json: object }. */
 export function renderTurn(wire, model, turn) {
+  if (wire === "bedrock") return renderBedrock(turn);
   if (wire === "openai") return renderChat(model, turn);
   if (wire === "anthropic") return renderAnthropic(model, turn);
   if (wire === "responses") return renderResponses(model, turn);
@@ -420,7 +431,13 @@ export function inbandError(wire, seq = 2) {
   return `data: ${JSON.stringify({ error: { message: "The server had an error while processing your request.", type: "server_error" } })}\n\n`;
 }
 
+/** The headers an HTTP error carries besides its body: Bedrock names its exception in one. */
+export const httpErrorHeaders = (wire, status) =>
+  wire === "bedrock" ? bedrockErrorHeaders(status) : {};
+
+/** An HTTP error's body; the message is at `.error.message`, Bedrock's at `.message`. */
 export function httpErrorBody(wire, status) {
+  if (wire === "bedrock") return bedrockErrorBody(status);
   const message =
     status === 429
       ? "Rate limit reached"
@@ -484,9 +501,13 @@ function carriesText(wire, frame) {
 /**
  * A stream cut by an in-band error: `start`, before any content (a
  * Responses stream has said response.created and in_progress by then), or
- * `after_text`, after the first frame that carries answer text.
+ * `after_text`, after the first frame that carries answer text. `stream`
+ * is a string or a Buffer; Bedrock's is binary and stays a Buffer, with an
+ * exception message of the type `exception` names.
  */
-export function withInbandError(wire, stream, when) {
+export function withInbandError(wire, body, when, exception) {
+  if (wire === "bedrock") return bedrockWithInbandError(body, when, exception);
+  const stream = String(body);
   const sep = wire === "gemini" ? "\r\n\r\n" : "\n\n";
   const frames = stream.split(sep).filter(Boolean);
   const cut =

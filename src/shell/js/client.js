@@ -12,6 +12,7 @@ import * as wasm from "./skyl_wasm.js";
 import { ADAPTERS, ENTRY } from "./adapters.js";
 import {
   BASE_URL_REQUIRED,
+  REGION_REQUIRED,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TOTAL_TIMEOUT_MS,
   HEADER_NAME_SYMBOLS,
@@ -26,6 +27,7 @@ import { Run } from "./run.js";
 import { StreamResult } from "./result.js";
 import { RunResult } from "./tool-run.js";
 import { Embed } from "./embed.js";
+import { CredentialSource } from "./credentials.js";
 
 /** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
@@ -103,6 +105,11 @@ function checkProvider(o, at = "") {
   }
   const needsBaseURL = BASE_URL_REQUIRED[o.provider];
   if (needsBaseURL && !o.baseURL) throw optionError(`${at}baseURL`, needsBaseURL);
+  if (o.region !== undefined && o.region !== null && typeof o.region !== "string")
+    throw optionError(`${at}region`, "must be a string");
+  const needsRegion = REGION_REQUIRED[o.provider];
+  if (needsRegion && !o.region && !o.baseURL) throw optionError(`${at}region`, needsRegion);
+  checkCredentials(o, at);
   if (o.baseURL) {
     try {
       new URL(o.baseURL);
@@ -126,6 +133,35 @@ function checkProvider(o, at = "") {
   }
   if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
     throw optionError(`${at}maxRetries`, "must be a whole number, 0 or more");
+}
+
+/**
+ * AWS credentials (Bedrock): `{ accessKeyId, secretAccessKey, sessionToken? }`,
+ * signed into each attempt by the core; with them the region is needed, and
+ * an apiKey (a Bedrock API key) is not taken as well.
+ */
+function checkCredentials(o, at) {
+  const c = o.credentials;
+  if (c === undefined || c === null) return;
+  if (typeof c !== "function") {
+    if (!isObject(c))
+      throw optionError(
+        `${at}credentials`,
+        "must be an object { accessKeyId, secretAccessKey, sessionToken? }, or an async function returning one (with expiration)",
+      );
+    for (const k of ["accessKeyId", "secretAccessKey"])
+      if (typeof c[k] !== "string" || !c[k])
+        throw optionError(`${at}credentials.${k}`, "must be a string");
+    if (c.sessionToken != null && typeof c.sessionToken !== "string")
+      throw optionError(`${at}credentials.sessionToken`, "must be a string");
+  }
+  if (o.apiKey)
+    throw optionError(`${at}apiKey`, "give a Bedrock API key or AWS credentials, not both");
+  if (!o.region)
+    throw optionError(
+      `${at}region`,
+      "signing with AWS credentials needs the region (e.g. us-east-1)",
+    );
 }
 
 /** The options of the whole chain that one client alone sets. */
@@ -167,6 +203,10 @@ function secretsOf(entries) {
   const out = [];
   for (const o of entries) {
     if (o.apiKey) out.push(o.apiKey);
+    if (isObject(o.credentials)) {
+      if (o.credentials.secretAccessKey) out.push(o.credentials.secretAccessKey);
+      if (o.credentials.sessionToken) out.push(o.credentials.sessionToken);
+    }
     for (const [name, value] of Object.entries(o.headers ?? {})) {
       if (!SECRET_HEADERS.includes(name.toLowerCase())) continue;
       out.push(String(value));
@@ -186,6 +226,8 @@ const wire = (o, browser) => ({
   browser,
   includeUsage: Boolean(o.includeUsage),
   maxRetries: o.maxRetries,
+  region: o.region ?? undefined,
+  credentials: isObject(o.credentials) ? o.credentials : undefined,
 });
 
 /** A client for one provider (and its fallback chain). See the README for every option. */
@@ -215,7 +257,8 @@ export class Client {
     } else {
       timeouts = { total: checkTimeout("timeout", t) ?? DEFAULT_TOTAL_TIMEOUT_MS };
     }
-    if ((o.apiKey || fallback.some((f) => f.apiKey)) && isBrowser() && !o.dangerouslyAllowBrowser) {
+    const keyed = (e) => e.apiKey || e.credentials;
+    if ((keyed(o) || fallback.some(keyed)) && isBrowser() && !o.dangerouslyAllowBrowser) {
       throw optionError(
         "dangerouslyAllowBrowser",
         "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
@@ -233,6 +276,14 @@ export class Client {
       maxRetries,
       timeouts,
       fallback: fallback.map((f) => ({ provider: f.provider, model: f.model, baseURL: f.baseURL })),
+      // Credentials from callbacks, fetched before each attempt (run.js).
+      aws: [o, ...fallback]
+        .map((e, i) => [e.credentials, i])
+        .filter(([c]) => typeof c === "function")
+        .map(
+          ([c, i]) =>
+            new CredentialSource(i, c, i ? `fallback[${i - 1}].credentials` : "credentials"),
+        ),
       config: JSON.stringify({
         ...wire(o, browser),
         maxRetries: undefined,

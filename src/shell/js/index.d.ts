@@ -1,7 +1,7 @@
 // Type declarations for skyl. Every object in and out is plain JSON: a
 // history saved with JSON.stringify and loaded again replays identically.
 
-export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini" | "responses";
+export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini" | "responses" | "bedrock";
 /** The providers this entry speaks: all five from "skyl", fewer from "skyl/openai" (openai, openaicompat, responses), "skyl/anthropic", "skyl/gemini". */
 export declare const PROVIDERS: readonly Provider[];
 
@@ -323,6 +323,18 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
   /** `openaicompat`: ask for usage in streams (`stream_options`). */
   includeUsage?: boolean;
+  /** `bedrock`: the AWS region of the endpoint, e.g. "us-east-1" (needed unless a baseURL is given). */
+  region?: string;
+  /**
+   * `bedrock`: AWS credentials; each attempt is signed with SigV4. Or an
+   * async function returning them (STS, an IAM role): called when a request
+   * needs them, once however many wait, and again 5 minutes before their
+   * `expiration`. Without them, `apiKey` is a Bedrock API key, sent as a
+   * bearer token.
+   */
+  credentials?:
+    | AwsCredentials
+    | (() => Promise<AwsCredentials & { expiration?: Date | string | number }>);
   /**
    * Providers to go on to, in order, when this one fails before its first
    * event with a 429, a 5xx, an overload, a connection error or a
@@ -338,8 +350,23 @@ export type ClientOptions = {
 /** One provider of a `fallback` chain: its own provider, model, key, endpoint, headers and retries (the client's by default). */
 export type FallbackOptions = Pick<
   ClientOptions,
-  "provider" | "model" | "apiKey" | "baseURL" | "headers" | "maxRetries" | "includeUsage"
+  | "provider"
+  | "model"
+  | "apiKey"
+  | "baseURL"
+  | "headers"
+  | "maxRetries"
+  | "includeUsage"
+  | "region"
+  | "credentials"
 >;
+
+/** AWS credentials: long-term, or temporary (STS) with their session token. */
+export type AwsCredentials = {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+};
 
 /** What `client.stream()` returns. */
 export declare class StreamResult implements AsyncIterable<StreamEvent> {

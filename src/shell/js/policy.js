@@ -39,6 +39,9 @@ export const DEFAULT_MAX_RETRIES = 2;
 /** The total timeout in milliseconds, unless one is given (`Timeout::DEFAULT_TOTAL_MS`). */
 export const DEFAULT_TOTAL_TIMEOUT_MS = 600000;
 
+/** How long before their expiration a `credentials()` callback's credentials are fetched again (`CREDENTIALS_REFRESH_MS`). */
+export const CREDENTIALS_REFRESH_MS = 300000;
+
 /** The fewest characters (code points) a secret must have to be scrubbed (`scrub`). */
 export const MIN_SECRET_CHARS = 4;
 

@@ -13,6 +13,7 @@ import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
+import { fresh } from "./credentials.js";
 
 /** Resolves after `ms`, or when the signal aborts. */
 export const sleep = (ms, signal) =>
@@ -132,6 +133,15 @@ export class Run {
     await ready();
     this.machine();
     if (this.stopped) throw this.stopped;
+  }
+
+  /**
+   * Before an attempt: fresh credentials from callbacks (Bedrock), then the
+   * clock each attempt is signed at.
+   */
+  async signing() {
+    if (this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
+    call(() => this.m.at(Date.now()));
   }
 
   /** The error of a FAIL step (or the run's stop, the same error). */
@@ -338,6 +348,7 @@ export class Run {
     const ms = call(() => this.m.delay());
     this.halted ??= new AbortController();
     await sleep(ms, this.halted.signal);
+    await this.signing();
     return call(() => this.m.waited());
   }
 
@@ -348,6 +359,7 @@ export class Run {
     await this.prepare();
     const end = this.begin();
     try {
+      await this.signing();
       const step = await this.drive(call(() => this.m.start()));
       if (step !== STEP.DONE) throw this.failure();
       this.finished = true;
@@ -366,6 +378,7 @@ export class Run {
     const sent = [];
     const progress = progressState();
     try {
+      await this.signing();
       let step = call(() => this.m.start());
       for (;;) {
         step = await this.drive(step);

@@ -1,0 +1,76 @@
+// AWS credentials from a `credentials()` callback (Bedrock with STS, an
+// IAM role, SSO): fetched when a request needs them, kept until
+// CREDENTIALS_REFRESH_MS before their `expiration` (the core's margin), one
+// fetch at a time however many requests wait. The run machine signs each
+// attempt with what `fresh()` gives it.
+import { InvalidRequestError, localError } from "./errors.js";
+import { CREDENTIALS_REFRESH_MS } from "./policy.js";
+
+const invalid = (path, message) =>
+  new InvalidRequestError(
+    localError("InvalidRequestError", "invalid_options", `skyl: option ${path}: ${message}`, {
+      path,
+    }),
+  );
+
+/** A callback's credentials, checked, with their expiry in ms (or null). */
+function checked(c, path) {
+  const shape = "must resolve to { accessKeyId, secretAccessKey, sessionToken?, expiration? }";
+  if (typeof c !== "object" || c === null) throw invalid(path, shape);
+  for (const k of ["accessKeyId", "secretAccessKey"])
+    if (typeof c[k] !== "string" || !c[k]) throw invalid(`${path}().${k}`, "must be a string");
+  if (c.sessionToken != null && typeof c.sessionToken !== "string")
+    throw invalid(`${path}().sessionToken`, "must be a string");
+  const e = c.expiration;
+  const expires = e == null ? null : e instanceof Date ? e.getTime() : new Date(e).getTime();
+  if (expires !== null && Number.isNaN(expires))
+    throw invalid(`${path}().expiration`, "must be a Date, a date string or milliseconds");
+  const value = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
+  if (c.sessionToken) value.sessionToken = c.sessionToken;
+  return { value, expires };
+}
+
+/** One chain entry's callback (`entry`: 0 the client's, then each fallback's). */
+export class CredentialSource {
+  constructor(entry, fn, path) {
+    this.entry = entry;
+    this.fn = fn;
+    this.path = path;
+    this.value = null;
+    this.expires = null;
+    this.pending = null;
+  }
+
+  /** Credentials valid for longer than the margin: kept ones, or fetched once. */
+  get() {
+    const fresh =
+      this.value && (this.expires === null || this.expires - Date.now() > CREDENTIALS_REFRESH_MS);
+    if (fresh) return this.value;
+    this.pending ??= Promise.resolve()
+      .then(() => this.fn())
+      .then((c) => {
+        const { value, expires } = checked(c, this.path);
+        this.value = value;
+        this.expires = expires;
+        return value;
+      })
+      .finally(() => {
+        this.pending = null;
+      });
+    return this.pending;
+  }
+}
+
+/**
+ * Gives the machine `m` each source's fresh credentials, and adds their
+ * secrets to `key` (the run's secrets, scrubbed from its errors).
+ */
+export async function fresh(sources, m, key, call) {
+  for (const s of sources) {
+    const c = await s.get();
+    call(() => m.credentials(s.entry, JSON.stringify(c)));
+    for (const secret of [c.secretAccessKey, c.sessionToken])
+      if (secret && !key.includes(secret)) key.push(secret);
+    key.sort((a, b) => b.length - a.length);
+  }
+}

@@ -1,0 +1,205 @@
+// Bedrock through the built package and the mock: each attempt signed with
+// SigV4 (checked here by an independent signer on node:crypto), credentials
+// from a callback fetched once and again before they expire, and no secret
+// in what a failure reports.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash, createHmac } from "node:crypto";
+import { skyl, useMock, baseURL, ask } from "./helpers.mjs";
+
+const mock = useMock();
+
+const KEY_ID = "AKIAIOSFODNN7EXAMPLE";
+const SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+const TOKEN = "IQoJb3JpZ2luX2VjEOr//////////wEaCXVzLWVhc3QtMSJHMEUCIQ-example";
+const MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+
+/** A fetch that records each request as sent (URL, headers, body text). */
+function recorder() {
+  const sent = [];
+  const fetchFn = async (url, init) => {
+    sent.push({ url, headers: Object.fromEntries(new Headers(init.headers)), body: init.body });
+    return globalThis.fetch(url, init);
+  };
+  return { sent, fetchFn };
+}
+
+const sha = (s) => createHash("sha256").update(s).digest("hex");
+const hmac = (k, s) => createHmac("sha256", k).update(s).digest();
+
+/**
+ * The signature AWS would compute for `req` (every header it lists as
+ * signed), by the published algorithm: the path's segments encoded again,
+ * headers lowercased and sorted.
+ */
+function expectedSignature({ url, headers, body }, secret) {
+  const u = new URL(url);
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  lower.host = u.host;
+  const auth = lower.authorization;
+  const signed = /SignedHeaders=([^,]+)/.exec(auth)[1].split(";");
+  const [, date, region, service] = /Credential=[^/]+\/(\d{8})\/([^/]+)\/([^/]+)\//.exec(auth);
+  const path = u.pathname
+    .split("/")
+    .map((s) =>
+      encodeURIComponent(s).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join("/");
+  const canonical = [
+    "POST",
+    path,
+    "",
+    ...signed.map((h) => `${h}:${String(lower[h]).trim()}`),
+    "",
+    signed.join(";"),
+    sha(body),
+  ].join("\n");
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const toSign = ["AWS4-HMAC-SHA256", lower["x-amz-date"], scope, sha(canonical)].join("\n");
+  let k = hmac(`AWS4${secret}`, date);
+  for (const part of [region, service, "aws4_request"]) k = hmac(k, part);
+  return {
+    signature: createHmac("sha256", k).update(toSign).digest("hex"),
+    signed,
+    region,
+    service,
+  };
+}
+
+const options = (extra) => ({
+  provider: "bedrock",
+  region: "us-east-1",
+  model: MODEL,
+  baseURL: baseURL(mock, "bedrock"),
+  ...extra,
+});
+
+test("each attempt is signed with SigV4, anew after a retry", async () => {
+  const { sent, fetchFn } = recorder();
+  const c = new skyl.Client(
+    options({
+      credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET, sessionToken: TOKEN },
+      headers: { "x-mock-fail": "503" },
+      maxRetries: 1,
+      fetch: fetchFn,
+    }),
+  );
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text.length > 0);
+  assert.equal(sent.length, 2, "one retry");
+  for (const req of sent) {
+    assert.ok(req.url.endsWith(`/model/${encodeURIComponent(MODEL)}/converse`), req.url);
+    const auth = req.headers.authorization;
+    assert.match(
+      auth,
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${KEY_ID}/\\d{8}/us-east-1/bedrock/aws4_request, `),
+    );
+    assert.equal(req.headers["x-amz-security-token"], TOKEN);
+    const at = req.headers["x-amz-date"];
+    const when = Date.UTC(
+      +at.slice(0, 4),
+      +at.slice(4, 6) - 1,
+      +at.slice(6, 8),
+      +at.slice(9, 11),
+      +at.slice(11, 13),
+      +at.slice(13, 15),
+    );
+    assert.ok(Math.abs(when - Date.now()) < 60_000, `signed now: ${at}`);
+    const want = expectedSignature(req, SECRET);
+    assert.ok(want.signed.includes("host") && want.signed.includes("x-amz-date"));
+    assert.equal(/Signature=([0-9a-f]{64})$/.exec(auth)[1], want.signature);
+  }
+});
+
+test("credentials from a callback: one fetch for concurrent requests, again before they expire", async () => {
+  let calls = 0;
+  // The first expire within the 5-minute margin, the second in an hour.
+  const expirations = [Date.now() + 4 * 60_000, new Date(Date.now() + 60 * 60_000).toISOString()];
+  const { sent, fetchFn } = recorder();
+  const c = new skyl.Client(
+    options({
+      fetch: fetchFn,
+      credentials: async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 20));
+        const expiration = expirations[calls - 1];
+        return {
+          accessKeyId: `${KEY_ID}${calls}`,
+          secretAccessKey: SECRET,
+          sessionToken: TOKEN,
+          expiration,
+        };
+      },
+    }),
+  );
+  await Promise.all(Array.from({ length: 5 }, () => c.complete({ messages: ask("Hi") })));
+  assert.equal(calls, 1, "one fetch for five requests");
+  await c.complete({ messages: ask("Hi") });
+  assert.equal(calls, 2, "fetched again: the first expire in 4 minutes");
+  await c.complete({ messages: ask("Hi") });
+  assert.equal(calls, 2, "kept: the second expire in an hour");
+  const ids = sent.map((r) => /Credential=(\w+)\//.exec(r.headers.authorization)[1]);
+  assert.deepEqual(
+    ids,
+    [1, 1, 1, 1, 1, 2, 2].map((n) => `${KEY_ID}${n}`),
+  );
+});
+
+test("a callback's bad credentials are a typed error naming the field, nothing sent", async () => {
+  const { sent, fetchFn } = recorder();
+  const c = new skyl.Client(
+    options({ fetch: fetchFn, credentials: async () => ({ accessKeyId: KEY_ID }) }),
+  );
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.InvalidRequestError, e.name);
+    assert.equal(e.path, "credentials().secretAccessKey");
+    return true;
+  });
+  assert.equal(sent.length, 0);
+});
+
+test("no secret in what a failure reports", async () => {
+  const failing = async (_url, init) => {
+    const token = new Headers(init.headers).get("x-amz-security-token");
+    assert.equal(token, TOKEN);
+    throw new Error(`proxy refused ${token} and ${SECRET}`);
+  };
+  const c = new skyl.Client(
+    options({
+      maxRetries: 0,
+      fetch: failing,
+      credentials: async () => ({
+        accessKeyId: KEY_ID,
+        secretAccessKey: SECRET,
+        sessionToken: TOKEN,
+      }),
+    }),
+  );
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    const shown = `${e.message} ${JSON.stringify(e)} ${e.cause?.message ?? ""} ${e.stack}`;
+    assert.ok(!shown.includes(SECRET) && !shown.includes(TOKEN), shown);
+    return true;
+  });
+});
+
+test("options are checked when the client is made", () => {
+  const bad = (o, path) =>
+    assert.throws(
+      () => new skyl.Client({ provider: "bedrock", model: MODEL, ...o }),
+      (e) => {
+        assert.equal(e.path, path);
+        return true;
+      },
+    );
+  bad({}, "region");
+  bad(
+    { region: "us-east-1", apiKey: "k", credentials: { accessKeyId: "a", secretAccessKey: "b" } },
+    "apiKey",
+  );
+  bad({ region: "us-east-1", credentials: { accessKeyId: "a" } }, "credentials.secretAccessKey");
+  bad({ baseURL: "http://127.0.0.1:9", credentials: async () => ({}) }, "region");
+  assert.ok(new skyl.Client({ provider: "bedrock", model: MODEL, baseURL: "http://127.0.0.1:9" }));
+});
