@@ -101,9 +101,9 @@ mod tests {
     /// Everything that iterates the table has the sixth adapter.
     #[test]
     fn the_sixth_adapter_is_everywhere_the_table_is() {
-        assert_eq!(Provider::ALL.len(), 6);
         let echo = Provider::from_name("echo").unwrap();
-        assert_eq!(Provider::ALL[5], echo);
+        assert_eq!(Provider::ALL.last(), Some(&echo), "the table's last entry");
+        assert!(Provider::ALL.len() >= 6);
         assert_eq!((echo.name(), echo.feature()), ("echo", "openai"));
         assert!(!echo.needs_base_url());
         assert_eq!(echo.to_string(), "echo");
