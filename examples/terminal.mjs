@@ -1,11 +1,12 @@
 // A streamed, tool-calling conversation in the terminal, with the built
-// package: every event as it arrives, for each of the five wire formats.
+// package: every event as it arrives, for each of the six wire formats.
 // Each format gets its own questions: one that needs two tools at once (two
 // calls in one turn, run, then answered from their results), then a
 // follow-up that needs another tool. Against the mock provider (MOCK_URL),
 // whose model reads the question (tests/js/mock-model.mjs), or a real
 // provider when its key is in the environment (OPENAI_API_KEY for openai and
-// responses, ANTHROPIC_API_KEY, GEMINI_API_KEY).
+// responses, ANTHROPIC_API_KEY, GEMINI_API_KEY, AWS_BEARER_TOKEN_BEDROCK with
+// AWS_REGION).
 //   node examples/terminal.mjs [provider ...] [--ask "a question"]
 import { Client, PROVIDERS } from "../pkg/node.js";
 import { TOOLS, runTool } from "../www/tools.js";
@@ -16,6 +17,7 @@ const REAL = {
   responses: ["OPENAI_API_KEY", "gpt-4.1-mini"],
   anthropic: ["ANTHROPIC_API_KEY", "claude-sonnet-4-5"],
   gemini: ["GEMINI_API_KEY", "gemini-2.5-flash"],
+  bedrock: ["AWS_BEARER_TOKEN_BEDROCK", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"],
 };
 const QUESTIONS = {
   openai: ["What is the weather in Kampala, and convert 30 km to miles?", "Calculate 12*7+3"],
@@ -23,6 +25,7 @@ const QUESTIONS = {
   anthropic: ["How warm is it in Rio de Janeiro, and what is 2^10?", "Convert 100 F to C"],
   gemini: ["What is the weather in New York, and convert 5 kg to pounds?", "Tell me a joke"],
   responses: ["Convert 10 km to miles and 3 m to feet", "Is it raining in São Paulo?"],
+  bedrock: ["What's the weather in Lisbon, and convert 20 C to F?", "What is 6*7?"],
 };
 // Every provider the package speaks needs its questions here.
 const unasked = PROVIDERS.filter((p) => !Object.hasOwn(QUESTIONS, p));
@@ -76,10 +79,12 @@ async function answer(client, messages) {
 
 async function conversation(provider, questions) {
   const [keyVar, model] = REAL[provider] ?? [];
-  const key = keyVar && process.env[keyVar];
+  // Bedrock's key goes to its region's endpoint: without the region, the mock.
+  const region = provider === "bedrock" ? process.env.AWS_REGION : undefined;
+  const key = keyVar && (provider !== "bedrock" || region) && process.env[keyVar];
   const client = new Client(
     key
-      ? { provider, model, apiKey: key }
+      ? { provider, model, apiKey: key, region }
       : {
           provider,
           model: "mock-model",

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMock } from "../tests/js/mock-server.mjs";
 import { startStatic } from "../www/serve.mjs";
-import { startWorker, KEYS } from "../www/worker/start.mjs";
+import { startWorker } from "../www/worker/start.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -39,11 +39,10 @@ try {
   const site = await startStatic({ port: port("WEB_PORT", 8080) });
   stops.push(() => site.close());
 
-  // OPENAI_API_KEY serves both OpenAI APIs: Chat Completions and Responses.
-  const live = KEYS.filter((k) => k.endsWith("_API_KEY") && process.env[k]).flatMap((k) =>
-    k === "OPENAI_API_KEY" ? ["openai", "responses"] : [k.replace("_API_KEY", "").toLowerCase()],
-  );
-  console.log(`mock provider  ${mock.url}   (all five wire formats)`);
+  // Which providers the Worker calls for real: it says so itself.
+  const config = await (await fetch(`${worker.url}/api/config`)).json();
+  const live = Object.keys(config.providers).filter((p) => config.providers[p].live);
+  console.log(`mock provider  ${mock.url}   (every wire format)`);
   console.log(
     `Worker         ${worker.url}   (workerd via wrangler dev; live: ${live.length ? live.join(", ") : "none, every provider uses the mock"})`,
   );

@@ -23,6 +23,8 @@ for (const id of [
   "direct",
   "apikey",
   "baseurl",
+  "region",
+  "region-field",
   "optin",
   "chat",
   "empty",
@@ -72,6 +74,7 @@ const settings = () => ({
   slow: ui.slow.checked,
   apiKey: ui.apikey.value.trim(),
   baseURL: ui.baseurl.value.trim(),
+  region: ui.region.value.trim(),
   optin: ui.optin.checked,
   speed: ui.speed.value,
 });
@@ -85,6 +88,7 @@ function updateMode() {
   ui.mode.textContent = live ? `live ${s.provider}` : `mock provider (${s.provider} wire format)`;
   ui.mode.classList.toggle("live", Boolean(live));
   ui.direct.hidden = s.route !== "direct";
+  ui.regionField.hidden = s.provider !== "bedrock";
   ui.model.placeholder =
     (s.route === "worker" && config.providers[s.provider]?.model) || "mock-model";
   ui.faultNote.hidden = s.fault === "none";

@@ -139,6 +139,8 @@ export class Chat {
       model: s.model || (useKey ? undefined : "mock-model"),
       apiKey: useKey ? s.apiKey : undefined,
       baseURL: useKey ? s.baseURL || undefined : mockBase(s.provider),
+      // Bedrock: a Bedrock API key goes to bedrock-runtime.<region>.amazonaws.com.
+      region: useKey && s.provider === "bedrock" ? s.region || undefined : undefined,
       headers,
       dangerouslyAllowBrowser: useKey,
       fetch: faultFetch({ fault: s.fault, names: NAMES, provider: s.provider, onAttempt }),

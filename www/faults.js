@@ -61,9 +61,10 @@ export function faultFetch({ fault, names, provider, onAttempt }) {
     if (fault !== "cut" || !res.ok || !res.body) return res;
     // Gemini sends a call whole in one frame, so the cut falls in the frame
     // after it; elsewhere two frames after the call opened, inside its
-    // streamed arguments.
+    // streamed arguments. Bedrock's frames are binary event-stream messages.
     const frames = provider === "gemini" ? 1 : 2;
-    return new Response(res.body.pipeThrough(cutAfterCall(names, frames)), {
+    const binary = /vnd\.amazon\.eventstream/.test(res.headers.get("content-type") ?? "");
+    return new Response(res.body.pipeThrough(cutAfterCall(names, frames, binary)), {
       status: res.status,
       statusText: res.statusText,
       headers: res.headers,
@@ -83,19 +84,20 @@ function indexOf(hay, needle, from) {
 }
 
 /**
- * Passes bytes through until `frames` SSE events have ended after the one
- * that names a tool, then 12 bytes into the next event, and ends the body
- * there: no terminal frame ever arrives. Each byte is searched once: the
- * marker search resumes where the last chunk's could not yet match, the
- * frame count where it stopped.
+ * Passes bytes through until `frames` SSE events (or, if `binary`, AWS
+ * event-stream messages) have ended after the one that names a tool, then
+ * 12 bytes into the next, and ends the body there: no terminal frame ever
+ * arrives. Each byte is searched once: the marker search resumes where the
+ * last chunk's could not yet match, the frame count where it stopped.
  */
-export function cutAfterCall(names, frames) {
+export function cutAfterCall(names, frames, binary = false) {
   const markers = names.map((n) => encoder.encode(`"name":${JSON.stringify(n)}`));
   const overlap = Math.max(0, ...markers.map((m) => m.length - 1));
   let seen = new Uint8Array(1024); // the bytes so far, in seen[0..length)
   let length = 0;
   let scan = -1; // the next byte the frame count reads, once a call began
-  let ends = 0; // blank lines counted since the call began
+  let ends = 0; // frame ends counted since the call began
+  let message = 0; // binary: where the next event-stream message starts
   let cutAt = -1;
   let done = false;
   return new TransformStream({
@@ -116,7 +118,8 @@ export function cutAfterCall(names, frames) {
           if (at >= 0 && (scan < 0 || at < scan)) scan = at;
         }
       }
-      if (scan >= 0 && cutAt < 0) countFrames(bytes);
+      if (binary && cutAt < 0) countMessages(bytes);
+      else if (scan >= 0 && cutAt < 0) countFrames(bytes);
       if (cutAt < 0 || cutAt > length) {
         controller.enqueue(chunk);
         return;
@@ -126,6 +129,28 @@ export function cutAfterCall(names, frames) {
       controller.terminate();
     },
   });
+
+  /**
+   * Walks whole event-stream messages (each opens with its total length,
+   * 4 bytes big-endian); counts those that end past the tool's name, and
+   * sets `cutAt` 12 bytes after the `frames`-th.
+   */
+  function countMessages(bytes) {
+    while (message + 4 <= bytes.length) {
+      const end =
+        message +
+        ((bytes[message] << 24) |
+          (bytes[message + 1] << 16) |
+          (bytes[message + 2] << 8) |
+          bytes[message + 3]);
+      if (end < message + 16 || end > bytes.length) return; // malformed, or not all here yet
+      if (scan >= 0 && end > scan && ++ends === frames) {
+        cutAt = end + 12;
+        return;
+      }
+      message = end;
+    }
+  }
 
   /** Counts blank lines (LF LF, or LF CR LF in CRLF framing) from `scan`; sets `cutAt` at the `frames`-th. */
   function countFrames(bytes) {

@@ -23,7 +23,24 @@ const PROVIDERS = {
   gemini: { key: "GEMINI_API_KEY", model: "gemini-2.5-flash" },
   // OpenAI's Responses API (/v1/responses), with the same key.
   responses: { key: "OPENAI_API_KEY", model: "gpt-4.1-mini" },
+  // Amazon Bedrock: a Bedrock API key, or AWS credentials (signed per
+  // attempt), and the region either way.
+  bedrock: {
+    key: "AWS_BEARER_TOKEN_BEDROCK",
+    model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    region: "AWS_REGION",
+  },
 };
+
+/** AWS credentials from the Worker's secrets, if both halves are set. */
+function awsCredentials(env) {
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return undefined;
+  return {
+    accessKeyId: env.AWS_ACCESS_KEY_ID,
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+    sessionToken: env.AWS_SESSION_TOKEN || undefined,
+  };
+}
 
 const cors = {
   "access-control-allow-origin": "*",
@@ -35,7 +52,11 @@ const cors = {
 function route(env, provider) {
   const p = PROVIDERS[provider];
   const key = env[p.key];
-  const live = Boolean(key) && (provider !== "openaicompat" || Boolean(env[p.baseURL]));
+  const credentials = p.region && !key ? awsCredentials(env) : undefined;
+  const live =
+    Boolean(key || credentials) &&
+    (!p.baseURL || Boolean(env[p.baseURL])) &&
+    (!p.region || Boolean(env[p.region]));
   const mock = env.MOCK_URL ?? "http://127.0.0.1:8788";
   const baseURL = live
     ? p.baseURL
@@ -44,7 +65,14 @@ function route(env, provider) {
     : provider.startsWith("openai") || provider === "responses"
       ? `${mock}/v1`
       : mock;
-  return { live, key: live ? key : undefined, baseURL, model: p.model };
+  return {
+    live,
+    key: live ? key : undefined,
+    credentials: live ? credentials : undefined,
+    region: live && p.region ? env[p.region] : undefined,
+    baseURL,
+    model: p.model,
+  };
 }
 
 function config(env) {
@@ -92,6 +120,8 @@ async function chat(request, env) {
     provider,
     model: model || r.model,
     apiKey: r.key,
+    credentials: r.credentials,
+    region: r.region,
     baseURL: r.baseURL,
     headers,
     maxRetries: 2,
