@@ -18,16 +18,19 @@
 //! turn's `EventStream`, which aborts the fetch to the provider.
 //!
 //! Configuration (wrangler.toml `[vars]`, or `--var`): `PROVIDER` (a skyl
-//! provider name), `MODEL`, `BASE_URL`; the secret `API_KEY`
-//! (`wrangler secret put API_KEY`; none for the mock provider).
+//! provider name), `MODEL`, `BASE_URL`, and for `bedrock` `AWS_REGION`; the
+//! secret `API_KEY` (`wrangler secret put API_KEY`; none for the mock
+//! provider; for `bedrock` a Bedrock API key), or for `bedrock` the secrets
+//! `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`),
+//! with which skyl signs each attempt.
 
 use std::collections::VecDeque;
 
 use futures_util::stream;
 use skyl::web::{self, Client, EventStream};
 use skyl::{
-    tool_error_message, tool_result_message, ClientConfig, Provider, Request, StreamEvent, Tool,
-    ToolCall,
+    tool_error_message, tool_result_message, AwsCredentials, ClientConfig, Provider, Request,
+    StreamEvent, Tool, ToolCall,
 };
 use worker::{event, Context, Env, Method, Response, ResponseBuilder};
 
@@ -81,6 +84,15 @@ fn config(env: &Env) -> Result<ClientConfig, String> {
     config.model = var("MODEL");
     config.base_url = var("BASE_URL").filter(|url| !url.is_empty());
     config.api_key = env.secret("API_KEY").ok().map(|s| s.to_string());
+    config.region = var("AWS_REGION").filter(|region| !region.is_empty());
+    let secret = |name: &str| env.secret(name).ok().map(|s| s.to_string());
+    if let (Some(id), Some(key)) = (secret("AWS_ACCESS_KEY_ID"), secret("AWS_SECRET_ACCESS_KEY")) {
+        let mut credentials = AwsCredentials::new(id, key);
+        if let Some(token) = secret("AWS_SESSION_TOKEN") {
+            credentials = credentials.with_session_token(token);
+        }
+        config.aws = Some(credentials);
+    }
     Ok(config)
 }
 
