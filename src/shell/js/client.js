@@ -29,7 +29,7 @@ import { RunResult } from "./tool-run.js";
 import { Embed } from "./embed.js";
 import { CredentialSource } from "./credentials.js";
 
-/** The providers this entry speaks (all five from "skyl"; one adapter's from "skyl/openai", ...). */
+/** The providers this entry speaks (all six from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
 
 /** The option error for a provider this entry does not speak. */

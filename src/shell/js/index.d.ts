@@ -2,7 +2,7 @@
 // history saved with JSON.stringify and loaded again replays identically.
 
 export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini" | "responses" | "bedrock";
-/** The providers this entry speaks: all five from "skyl", fewer from "skyl/openai" (openai, openaicompat, responses), "skyl/anthropic", "skyl/gemini". */
+/** The providers this entry speaks: all six from "skyl", fewer from "skyl/openai" (openai, openaicompat, responses), "skyl/anthropic", "skyl/gemini", "skyl/bedrock". */
 export declare const PROVIDERS: readonly Provider[];
 
 /** Opaque data a provider needs back on replay, keyed by adapter name. */
