@@ -9,7 +9,7 @@
 //   node scripts/layers.mjs    prints each violation and exits 1 if any
 //   LAYERS_DEBUG=1 ...         also prints every import edge it saw
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const src = join(root, "src");
@@ -73,16 +73,18 @@ function shipped(text) {
   return at < 0 ? text : text.slice(0, at);
 }
 
-// Test-only files: declared behind #[cfg(...test...)] by their parent.
+// Test-only files: declared behind #[cfg(...test...)] by their parent,
+// under their own name or at the file a #[path] attribute gives.
 function testOnly(all) {
   const skip = new Set();
   for (const file of all) {
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(
-      /#\[cfg\([^\]]*\btest\b[^\]]*\)\][^\n]*\n\s*(?:pub(?:\([^)]*\))? )?mod (\w+);/g,
+      /#\[cfg\([^\]]*\btest\b[^\]]*\)\][^\n]*\n\s*(?:#\[path = "([^"]+)"\]\s*)?(?:pub(?:\([^)]*\))? )?mod (\w+);/g,
     )) {
       const here = modulePath(file);
-      skip.add([...here, m[1]].join("::"));
+      skip.add([...here, m[2]].join("::"));
+      if (m[1]) skip.add(modulePath(join(dirname(file), m[1])).join("::"));
     }
   }
   return skip;
