@@ -236,6 +236,27 @@ pub fn request_id(headers: &[(String, String)]) -> Option<String> {
     })
 }
 
+/// `bytes` as one URL path segment: every byte but the unreserved ones
+/// (RFC 3986: `A-Z a-z 0-9 - _ . ~`) and those in `keep` as `%XX`. SigV4
+/// keeps none; a Vertex model id keeps `@` (`claude-sonnet-4@20250514`),
+/// as Google writes it.
+pub(crate) fn percent_encode(bytes: &[u8], keep: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    let digit = |n: u8| char::from(DIGITS.get(usize::from(n)).copied().unwrap_or(b'0'));
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') || keep.contains(&b)
+        {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(digit(b >> 4));
+            out.push(digit(b & 15));
+        }
+    }
+    out
+}
+
 /// The host (and port) of `url`, for messages: what is between the
 /// scheme's `//` and the path, without any user info; the whole text if it
 /// has no `//`. (Bytes, not `str` patterns: a substring search would link
@@ -264,6 +285,15 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn a_path_segment_keeps_unreserved_bytes_and_what_is_asked() {
+        assert_eq!(percent_encode(b"gemini-2.5-flash", b""), "gemini-2.5-flash");
+        assert_eq!(percent_encode(b"a/b:c?d", b""), "a%2Fb%3Ac%3Fd");
+        assert_eq!(percent_encode(b"claude@2025", b""), "claude%402025");
+        assert_eq!(percent_encode(b"claude@2025", b"@"), "claude@2025");
+        assert_eq!(percent_encode("é ".as_bytes(), b"@"), "%C3%A9%20");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::http::HttpRequest;
+use crate::http::{percent_encode, HttpRequest};
 use crate::sha256::{hex, hmac, sha256};
 
 /// AWS credentials: an access key and its secret, and the session token
@@ -251,7 +251,7 @@ fn canonical_path(path: &str) -> String {
         if i > 0 {
             out.push('/');
         }
-        out.push_str(&uri_encode(s.as_bytes()));
+        out.push_str(&percent_encode(s.as_bytes(), b""));
     }
     if trailing {
         out.push('/');
@@ -265,7 +265,10 @@ fn canonical_query(query: &str) -> String {
     let mut params: Vec<(String, String)> = Vec::new();
     for p in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = p.split_once('=').unwrap_or((p, ""));
-        let param = (uri_encode(&decode(k)), uri_encode(&decode(v)));
+        let param = (
+            percent_encode(&decode(k), b""),
+            percent_encode(&decode(v), b""),
+        );
         // (By insertion: a sort would link a sort routine into the wasm.)
         let at = params
             .iter()
@@ -281,24 +284,6 @@ fn canonical_query(query: &str) -> String {
         out.push_str(k);
         out.push('=');
         out.push_str(v);
-    }
-    out
-}
-
-/// Every byte but the unreserved ones (`A-Z a-z 0-9 - _ . ~`) as `%XX`
-/// (RFC 3986; also how a Bedrock model id becomes one path segment).
-pub(crate) fn uri_encode(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
-    let digit = |n: u8| char::from(DIGITS.get(usize::from(n)).copied().unwrap_or(b'0'));
-    let mut out = String::with_capacity(bytes.len());
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(digit(b >> 4));
-            out.push(digit(b & 15));
-        }
     }
     out
 }

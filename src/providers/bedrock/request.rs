@@ -84,7 +84,7 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         &base,
         &format!(
             "model/{}/{operation}",
-            crate::sigv4::uri_encode(input.model.as_bytes())
+            crate::http::percent_encode(input.model.as_bytes(), b"")
         ),
     );
 

@@ -3,7 +3,6 @@
 //! (<https://ai.google.dev/api/embeddings>). Vectors come as JSON numbers
 //! (the API has no base64 form); the answer carries no token counts.
 
-use super::request::encode_segment;
 use super::{API_VERSION, DEFAULT_BASE_URL};
 use crate::error::Error;
 use crate::json::read::Reader;
@@ -32,7 +31,10 @@ fn encode(input: &EmbedInput<'_>) -> Result<Encoded, Error> {
     } else {
         "batchEmbedContents"
     };
-    let path = format!("{API_VERSION}/models/{}:{method}", encode_segment(model));
+    let path = format!(
+        "{API_VERSION}/models/{}:{method}",
+        crate::http::percent_encode(model.as_bytes(), b"")
+    );
     let mut headers = Vec::new();
     if let Some(key) = &input.config.api_key {
         headers.push(("x-goog-api-key".to_string(), key.clone()));

@@ -32,7 +32,10 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     };
     let url = join_url(
         base,
-        &format!("{API_VERSION}/models/{}:{method}", encode_segment(model)),
+        &format!(
+            "{API_VERSION}/models/{}:{method}",
+            crate::http::percent_encode(model.as_bytes(), b"")
+        ),
     );
     let mut headers = Vec::new();
     if let Some(key) = &input.config.api_key {
@@ -299,29 +302,9 @@ fn image_part(
     }))
 }
 
-/// Percent-encodes a URL path segment (model names are plain, but a model
-/// string is user input).
-pub(crate) fn encode_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn model_names_are_path_safe() {
-        assert_eq!(encode_segment("gemini-2.5-flash"), "gemini-2.5-flash");
-        assert_eq!(encode_segment("a/b:c?d"), "a%2Fb%3Ac%3Fd");
-    }
 
     #[test]
     fn the_placeholder_signature_goes_on_the_first_call_only_when_none_has_one() {
