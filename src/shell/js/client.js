@@ -20,7 +20,7 @@ import {
   PROVIDER_FEATURES,
   SECRET_HEADERS,
 } from "./policy.js";
-import { InvalidRequestError, localError, makeError } from "./errors.js";
+import { InvalidRequestError, localError, makeError, optionError } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
 import { Run } from "./run.js";
@@ -57,14 +57,6 @@ export const validateToolCall = (call) => validateAs("toolCall", call);
 export const validateRequest = (request) => validateAs("request", request);
 
 const isBrowser = () => typeof window !== "undefined" && typeof document !== "undefined";
-
-function optionError(option, message) {
-  return new InvalidRequestError(
-    localError("InvalidRequestError", "invalid_options", `skyl: option ${option}: ${message}`, {
-      path: option,
-    }),
-  );
-}
 
 /**
  * Why `value` cannot be sent as an HTTP header value, or null: fetch

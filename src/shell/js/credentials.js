@@ -3,15 +3,16 @@
 // CREDENTIALS_REFRESH_MS before their `expiration` (the core's margin), one
 // fetch at a time however many requests wait. The run machine signs each
 // attempt with what `fresh()` gives it.
-import { InvalidRequestError, localError } from "./errors.js";
+import { optionError as invalid } from "./errors.js";
 import { CREDENTIALS_REFRESH_MS } from "./policy.js";
 
-const invalid = (path, message) =>
-  new InvalidRequestError(
-    localError("InvalidRequestError", "invalid_options", `skyl: option ${path}: ${message}`, {
-      path,
-    }),
-  );
+/** `e` (a Date, a date string, ms, or null: never) in ms since the epoch. */
+export function expiry(e, path) {
+  const expires = e == null ? null : e instanceof Date ? e.getTime() : new Date(e).getTime();
+  if (expires !== null && Number.isNaN(expires))
+    throw invalid(path, "must be a Date, a date string or milliseconds");
+  return expires;
+}
 
 /** A callback's credentials, checked, with their expiry in ms (or null). */
 function checked(c, path) {
@@ -21,35 +22,34 @@ function checked(c, path) {
     if (typeof c[k] !== "string" || !c[k]) throw invalid(`${path}().${k}`, "must be a string");
   if (c.sessionToken != null && typeof c.sessionToken !== "string")
     throw invalid(`${path}().sessionToken`, "must be a string");
-  const e = c.expiration;
-  const expires = e == null ? null : e instanceof Date ? e.getTime() : new Date(e).getTime();
-  if (expires !== null && Number.isNaN(expires))
-    throw invalid(`${path}().expiration`, "must be a Date, a date string or milliseconds");
+  const expires = expiry(c.expiration, `${path}().expiration`);
   const value = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
   if (c.sessionToken) value.sessionToken = c.sessionToken;
   return { value, expires };
 }
 
-/** One chain entry's callback (`entry`: 0 the client's, then each fallback's). */
-export class CredentialSource {
-  constructor(entry, fn, path) {
-    this.entry = entry;
-    this.fn = fn;
-    this.path = path;
+/**
+ * A secret that expires (AWS credentials, an OAuth token), from `load(arg)`
+ * resolving to `{ value, expires }` (ms, or null: never): kept until
+ * CREDENTIALS_REFRESH_MS before it expires, one load at a time however many
+ * requests wait.
+ */
+export class Kept {
+  constructor(load) {
+    this.load = load;
     this.value = null;
     this.expires = null;
     this.pending = null;
   }
 
-  /** Credentials valid for longer than the margin: kept ones, or fetched once. */
-  get() {
+  /** The kept value while it is valid for longer than the margin, or one load's. */
+  get(arg) {
     const fresh =
       this.value && (this.expires === null || this.expires - Date.now() > CREDENTIALS_REFRESH_MS);
     if (fresh) return this.value;
-    this.pending ??= Promise.resolve()
-      .then(() => this.fn())
-      .then((c) => {
-        const { value, expires } = checked(c, this.path);
+    this.pending ??= Promise.resolve(arg)
+      .then(this.load)
+      .then(({ value, expires }) => {
         this.value = value;
         this.expires = expires;
         return value;
@@ -58,6 +58,19 @@ export class CredentialSource {
         this.pending = null;
       });
     return this.pending;
+  }
+
+  /** Forgets `value` if it is the kept one (the provider refused it). */
+  drop(value) {
+    if (this.value === value) this.value = null;
+  }
+}
+
+/** One chain entry's callback (`entry`: 0 the client's, then each fallback's). */
+export class CredentialSource extends Kept {
+  constructor(entry, fn, path) {
+    super(async () => checked(await fn(), path));
+    this.entry = entry;
   }
 }
 

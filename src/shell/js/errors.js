@@ -137,3 +137,11 @@ export const localError = (name, code, message, extra = {}) => ({
   retryable: false,
   ...extra,
 });
+
+/** An InvalidRequestError for the client option at `path` (`fallback[0].region`). */
+export const optionError = (path, message) =>
+  new InvalidRequestError(
+    localError("InvalidRequestError", "invalid_options", `skyl: option ${path}: ${message}`, {
+      path,
+    }),
+  );
