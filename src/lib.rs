@@ -155,7 +155,7 @@ pub use policy::{
 };
 pub use providers::{
     decode_error, decode_error_at, decode_response, default_embed_model, encode_request,
-    object_schema, sign_request, ClientConfig, Provider,
+    object_schema, sign_request, ClientConfig, Provider, Vertex,
 };
 pub use retry::RetryPolicy;
 pub use run::{Cancel, Fallback, RunMachine, Step, Timers};

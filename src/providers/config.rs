@@ -50,6 +50,14 @@ pub struct ClientConfig {
     /// ([`api_key`](Self::api_key)) is sent as a bearer token. Never shown
     /// by `Debug` but for the key id.
     pub aws: Option<AwsCredentials>,
+    /// `gemini` and `anthropic`: the request goes to Google Vertex AI, to
+    /// this project and location, with an [`access_token`](Self::access_token)
+    /// (or, Gemini's express mode, an [`api_key`](Self::api_key)).
+    pub vertex: Option<Vertex>,
+    /// An OAuth access token, sent as a bearer token (Vertex AI). Tokens
+    /// that expire are given to each attempt by the driver instead
+    /// ([`crate::RunMachine::set_access_token`]). Never shown by `Debug`.
+    pub access_token: Option<String>,
 }
 
 impl ClientConfig {
@@ -112,6 +120,22 @@ impl ClientConfig {
         self
     }
 
+    /// To Google Vertex AI ([`vertex`](Self::vertex), `gemini` and
+    /// `anthropic`).
+    #[must_use]
+    pub fn with_vertex(mut self, vertex: Vertex) -> Self {
+        self.vertex = Some(vertex);
+        self
+    }
+
+    /// With an OAuth access token ([`access_token`](Self::access_token);
+    /// never shown by `Debug`).
+    #[must_use]
+    pub fn with_access_token(mut self, token: impl Into<String>) -> Self {
+        self.access_token = Some(token.into());
+        self
+    }
+
     /// With [`include_usage`](Self::include_usage) set.
     #[must_use]
     pub fn with_include_usage(mut self, include: bool) -> Self {
@@ -132,6 +156,56 @@ impl fmt::Debug for ClientConfig {
             .field("include_usage", &self.include_usage)
             .field("region", &self.region)
             .field("aws", &self.aws)
+            .field("vertex", &self.vertex)
+            .field(
+                "access_token",
+                &self.access_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+/// Where on Vertex AI a request goes: the project and its location.
+///
+/// ```
+/// use skyl::{ClientConfig, Provider, Vertex};
+///
+/// let config = ClientConfig::new(Provider::Anthropic)
+///     .with_vertex(Vertex::new("my-project", "us-east5"))
+///     .with_access_token("ya29....");
+/// assert_eq!(config.vertex.unwrap().location.as_deref(), Some("us-east5"));
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Vertex {
+    /// The Google Cloud project id; `None` in express mode (Gemini with an
+    /// API key, no project).
+    pub project: Option<String>,
+    /// A region (`us-central1`), `global`, or a multi-region (`eu`, `us`):
+    /// it names the host, and the data's residency.
+    pub location: Option<String>,
+}
+
+impl Vertex {
+    /// A project and its location.
+    pub fn new(project: impl Into<String>, location: impl Into<String>) -> Self {
+        Vertex {
+            project: Some(project.into()),
+            location: Some(location.into()),
+        }
+    }
+
+    /// Express mode: no project, an API key (Gemini only).
+    pub fn express() -> Self {
+        Vertex::default()
+    }
+}
+
+impl fmt::Debug for Vertex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Vertex")
+            .field("project", &self.project)
+            .field("location", &self.location)
             .finish()
     }
 }

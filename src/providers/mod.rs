@@ -54,10 +54,11 @@ mod options;
 mod portability;
 #[cfg(all(test, feature = "anthropic"))]
 mod portability_tests;
+pub(crate) mod vertex;
 
 pub(crate) use adapter::{Adapter, FrameStream};
 pub(crate) use api_error::{api_error_from, fallback_message};
-pub use config::ClientConfig;
+pub use config::{ClientConfig, Vertex};
 pub use embed::default_embed_model;
 pub(crate) use encode::*;
 pub use encode::{object_schema, sign_request};

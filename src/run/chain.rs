@@ -284,6 +284,9 @@ pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) ->
         if let Some(key) = config.api_key.as_deref() {
             add(key);
         }
+        if let Some(token) = config.access_token.as_deref() {
+            add(token);
+        }
         if let Some(aws) = &config.aws {
             add(&aws.secret_access_key);
             if let Some(token) = aws.session_token.as_deref() {

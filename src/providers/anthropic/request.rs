@@ -13,6 +13,9 @@ use crate::providers::{
     tool_option, write_turns, EncodeInput, Encoded, EncodedPart, ImageSource, Turns,
 };
 
+/// The `anthropic_version` of a body for Claude on Vertex AI.
+const VERTEX_VERSION: &str = "vertex-2023-10-16";
+
 /// Encodes the request for the Messages API.
 pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     let req = input.request;
@@ -22,12 +25,24 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
         .as_deref()
         .filter(|b| !b.trim().is_empty())
         .unwrap_or(DEFAULT_BASE_URL);
-    let url = join_url(base, "v1/messages");
-    let mut headers = Vec::new();
-    if let Some(key) = &input.config.api_key {
-        headers.push(("x-api-key".to_string(), key.clone()));
-    }
-    headers.push(("anthropic-version".to_string(), API_VERSION.to_string()));
+    let vertex = input.config.vertex.as_ref();
+    let (url, mut headers) = match vertex {
+        // Claude on Vertex: the model is in the URL, the version in the body.
+        Some(v) => {
+            let method = if input.stream {
+                "streamRawPredict"
+            } else {
+                "rawPredict"
+            };
+            crate::providers::vertex::endpoint(input.config, v, "anthropic", input.model, method)?
+        }
+        None => {
+            let key = input.config.api_key.iter();
+            let mut headers: Vec<_> = key.map(|k| ("x-api-key".to_string(), k.clone())).collect();
+            headers.push(("anthropic-version".to_string(), API_VERSION.to_string()));
+            (join_url(base, "v1/messages"), headers)
+        }
+    };
     if input.config.browser {
         headers.push((
             "anthropic-dangerous-direct-browser-access".to_string(),
@@ -52,7 +67,10 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
 
     let mut out = Out::default();
     let mut body = out.object();
-    body.str("model", input.model);
+    match vertex {
+        Some(_) => body.str("anthropic_version", VERTEX_VERSION),
+        None => body.str("model", input.model),
+    };
     // max_tokens must exceed a thinking budget: the default comes on top.
     let budget = (req.provider_options.as_ref())
         .and_then(|o| o.get("thinking"))

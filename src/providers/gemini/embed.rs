@@ -21,6 +21,13 @@ pub(crate) const EMBEDDER: Embedder = Embedder {
 };
 
 fn encode(input: &EmbedInput<'_>) -> Result<Encoded, Error> {
+    if input.config.vertex.is_some() {
+        // (Vertex embeds with `:predict`, another body: not built yet.)
+        return Err(Error::invalid_request(
+            "vertex",
+            "embeddings through Vertex AI are not supported yet: use the Gemini API",
+        ));
+    }
     let base = (input.config.base_url.as_deref())
         .filter(|b| !b.trim().is_empty())
         .unwrap_or(DEFAULT_BASE_URL);

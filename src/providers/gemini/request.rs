@@ -30,17 +30,27 @@ pub(crate) fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
     } else {
         "generateContent"
     };
-    let url = join_url(
-        base,
-        &format!(
-            "{API_VERSION}/models/{}:{method}",
-            crate::http::percent_encode(model.as_bytes(), b"")
-        ),
-    );
-    let mut headers = Vec::new();
-    if let Some(key) = &input.config.api_key {
-        headers.push(("x-goog-api-key".to_string(), key.clone()));
-    }
+    let (url, headers) = match &input.config.vertex {
+        // (Vertex's model ids are plain: `gemini-2.5-flash`.)
+        Some(vertex) => {
+            crate::providers::vertex::endpoint(input.config, vertex, "google", model, method)?
+        }
+        None => {
+            let url = join_url(
+                base,
+                &format!(
+                    "{API_VERSION}/models/{}:{method}",
+                    crate::http::percent_encode(model.as_bytes(), b"")
+                ),
+            );
+            let key = input.config.api_key.iter();
+            (
+                url,
+                key.map(|k| ("x-goog-api-key".to_string(), k.clone()))
+                    .collect(),
+            )
+        }
+    };
 
     // Call id -> name, for functionResponse, which needs the name.
     let mut call_names: HashMap<&str, &str> = HashMap::new();
