@@ -29,6 +29,7 @@ const LAYERS = [
     "eventstream",
     "sha256",
     "sigv4",
+    "google_auth",
     "framing",
     "accumulate",
     "base64",

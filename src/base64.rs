@@ -1,6 +1,8 @@
 //! Base64 (RFC 4648, the standard alphabet) straight into little-endian
 //! `f32`s: how OpenAI and compatible servers send an embedding when asked
-//! for `encoding_format: "base64"`. No intermediate byte buffer.
+//! for `encoding_format: "base64"`. No intermediate byte buffer. And the
+//! two plain forms a service-account token needs: a PEM body to bytes, and
+//! bytes to base64url (a JWT's parts).
 
 /// Why a text is not a vector of `f32`s in base64.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,6 +163,47 @@ fn sextets(quad: &[u8], at: usize) -> Result<u32, BadBase64> {
         n = n << 6 | u32::from(v);
     }
     Ok(n)
+}
+
+/// The bytes of standard base64 text, its ASCII whitespace (a PEM's line
+/// breaks) skipped, padding optional; `None` for any other character.
+pub(crate) fn bytes(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut bits, mut n) = (0u32, 0u32);
+    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        if c == b'=' {
+            break;
+        }
+        let v = lookup(c);
+        if v == 0xFF {
+            return None;
+        }
+        bits = bits << 6 | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// `bytes` in base64url without padding (RFC 4648 section 5).
+pub(crate) fn url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let n = b(0) << 16 | b(1) << 8 | b(2);
+        for i in 0..=chunk.len() {
+            let six = (n >> (18 - 6 * i)) & 63;
+            out.push(char::from(
+                ALPHABET.get(six as usize).copied().unwrap_or(b'A'),
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

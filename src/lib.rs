@@ -117,6 +117,7 @@ mod error;
 mod eventstream;
 mod fallback;
 mod framing;
+mod google_auth;
 mod http;
 mod json;
 mod model;
@@ -140,6 +141,9 @@ pub use eventstream::{
     HeaderValue,
 };
 pub use fallback::switches as fallback_switches;
+pub use google_auth::{
+    token_from_response, AccessToken, ServiceAccount, CLOUD_PLATFORM_SCOPE, TOKEN_LIFETIME_S,
+};
 pub use http::{request_id, retry_after_ms, HttpRequest, REQUEST_ID_HEADERS};
 pub use json::partial::PartialJson;
 pub use model::schema::{check_arguments, SchemaError};

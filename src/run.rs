@@ -491,6 +491,10 @@ impl RunMachine {
     /// The attempt failed with `e`: wait and try again, go on to the next
     /// provider of the chain, or fail.
     fn fail_attempt(&mut self, e: Error) -> Step {
+        if self.stop.is_none() && self.token_rejected(&e) {
+            self.phase = Phase::Waiting;
+            return Step::Wait(0);
+        }
         let random = self.next_random();
         match self.attempts.retry_delay(&e, random) {
             Some(ms) if self.stop.is_none() => {
@@ -548,3 +552,7 @@ mod scenarios;
 #[cfg(test)]
 #[path = "run/fallback_tests.rs"]
 mod fallback_tests;
+
+#[cfg(all(test, feature = "gemini"))]
+#[path = "run/token_tests.rs"]
+mod token_tests;

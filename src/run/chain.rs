@@ -80,6 +80,14 @@ pub(crate) struct Chain {
     pub(crate) notes: Vec<StreamEvent>,
     /// Whether the current entry's left-out parts were noted.
     noted: bool,
+    /// The entries whose access token the driver gives each attempt (one
+    /// it can renew: [`RunMachine::set_access_token`]).
+    renewable: Vec<usize>,
+    /// The entry whose token a 401 rejected, until the driver renews it.
+    stale: Option<usize>,
+    /// Whether a rejected token was renewed in this run: once only, so a
+    /// key without access ends in its 401 instead of a loop.
+    renewed: bool,
 }
 
 impl Chain {
@@ -91,6 +99,9 @@ impl Chain {
             failed: Vec::new(),
             notes: Vec::new(),
             noted: false,
+            renewable: Vec::new(),
+            stale: None,
+            renewed: false,
         }
     }
 
@@ -339,6 +350,53 @@ impl RunMachine {
                 config.aws = Some(credentials);
             }
         }
+    }
+
+    /// A fresh OAuth access token for entry `entry` of the chain (Vertex
+    /// AI), from a source the driver renews (a service-account key, a
+    /// callback): given before [`Self::start`] and [`Self::waited`], it
+    /// authorizes the next attempt, and is scrubbed from errors. A 401 to
+    /// it is retried once, after the driver renews it
+    /// ([`Self::stale_token`]).
+    pub fn set_access_token(&mut self, entry: usize, token: String) {
+        if let Source::Encode { chain, .. } = &mut self.source {
+            if let Some((config, _)) = chain.entries.get_mut(entry) {
+                config.access_token = Some(token);
+                if !chain.renewable.contains(&entry) {
+                    chain.renewable.push(entry);
+                }
+                if chain.stale == Some(entry) {
+                    chain.stale = None;
+                }
+            }
+        }
+    }
+
+    /// The entry whose access token the provider rejected (a 401), while
+    /// the machine waits for the driver to renew it before
+    /// [`Self::waited`] ([`Self::set_access_token`]): the driver drops
+    /// what it cached for it.
+    pub fn stale_token(&self) -> Option<usize> {
+        match &self.source {
+            Source::Encode { chain, .. } => chain.stale,
+            Source::Given => None,
+        }
+    }
+
+    /// Whether `e`, the attempt's failure, is a 401 to a token the driver
+    /// renews, the first in this run: then the machine waits for a new
+    /// one and tries again, whatever its retries.
+    pub(super) fn token_rejected(&mut self, e: &Error) -> bool {
+        let Source::Encode { chain, .. } = &mut self.source else {
+            return false;
+        };
+        let unauthorized = matches!(e, Error::Api(api) if api.status == Some(401));
+        if !unauthorized || chain.renewed || !chain.renewable.contains(&chain.at) {
+            return false;
+        }
+        chain.renewed = true;
+        chain.stale = Some(chain.at);
+        true
     }
 
     /// The provider being tried (the one that answered, once done).

@@ -1,0 +1,105 @@
+//! The run machine with an access token the driver renews (Vertex AI): a
+//! 401 asks for a new one once, the next attempt carries it, and a second
+//! 401 ends the request instead of looping; a token the config holds is
+//! never asked for again. Tokens never show in what is reported.
+
+use super::*;
+use crate::model::Message;
+use crate::Vertex;
+
+const OLD: &str = "ya29.old-token-0123456789";
+const NEW: &str = "ya29.new-token-0123456789";
+const UNAUTHORIZED: &str = r#"{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"#;
+
+fn machine(retries: u32) -> RunMachine {
+    let config = ClientConfig::new(Provider::Gemini)
+        .with_vertex(Vertex::new("p", "us-central1"))
+        .with_model("gemini-2.5-flash");
+    let request = Request {
+        messages: vec![Message::user("Hi")],
+        ..Request::default()
+    };
+    let retry = RetryPolicy {
+        max_retries: retries,
+        ..RetryPolicy::default()
+    };
+    RunMachine::new(config, request, true, retry, Timers::default(), 7)
+}
+
+fn sent_token(step: &Step) -> String {
+    match step {
+        Step::Send(http) => http.header("authorization").unwrap_or_default().to_string(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The attempt is answered 401; the step after.
+fn unauthorized(m: &mut RunMachine) -> Step {
+    assert!(matches!(m.responded(401, Vec::new(), 0), Step::Read));
+    assert!(matches!(
+        m.feed(UNAUTHORIZED.as_bytes(), &mut Vec::new()),
+        Step::Read
+    ));
+    m.ended(&mut Vec::new())
+}
+
+#[test]
+fn a_401_renews_the_token_once_and_the_next_attempt_carries_it() {
+    // No retries at all: the renewal is not one of them.
+    let mut m = machine(0);
+    m.set_access_token(0, OLD.into());
+    assert_eq!(sent_token(&m.start()), format!("Bearer {OLD}"));
+    assert_eq!(m.stale_token(), None);
+    assert!(matches!(unauthorized(&mut m), Step::Wait(0)));
+    assert_eq!(m.stale_token(), Some(0));
+    m.set_access_token(0, NEW.into());
+    assert_eq!(m.stale_token(), None);
+    assert_eq!(sent_token(&m.waited()), format!("Bearer {NEW}"));
+    // The new token is refused too: the request ends in that 401.
+    let Step::Fail(Error::Api(e)) = unauthorized(&mut m) else {
+        panic!("the second 401 ends the request");
+    };
+    assert_eq!(e.status, Some(401));
+    assert_eq!(m.stale_token(), None);
+    assert!(m.is_over());
+    assert!(m.secrets().contains(&NEW));
+}
+
+#[test]
+fn a_driver_that_renews_nothing_gets_one_more_attempt_and_no_loop() {
+    let mut m = machine(2);
+    m.set_access_token(0, OLD.into());
+    let _ = m.start();
+    assert!(matches!(unauthorized(&mut m), Step::Wait(0)));
+    assert_eq!(sent_token(&m.waited()), format!("Bearer {OLD}"));
+    assert!(matches!(unauthorized(&mut m), Step::Fail(_)));
+}
+
+#[test]
+fn a_token_the_config_holds_is_not_renewed() {
+    let config = ClientConfig::new(Provider::Gemini)
+        .with_vertex(Vertex::new("p", "us-central1"))
+        .with_model("gemini-2.5-flash")
+        .with_access_token(OLD);
+    let request = Request {
+        messages: vec![Message::user("Hi")],
+        ..Request::default()
+    };
+    let mut m = RunMachine::new(
+        config,
+        request,
+        true,
+        RetryPolicy::default(),
+        Timers::default(),
+        7,
+    );
+    assert_eq!(sent_token(&m.start()), format!("Bearer {OLD}"));
+    let Step::Fail(mut e) = unauthorized(&mut m) else {
+        panic!("a fixed token's 401 is final");
+    };
+    assert_eq!(m.stale_token(), None);
+    // What a driver reports is scrubbed of the token, as of every key.
+    assert!(m.secrets().contains(&OLD));
+    e.scrub(OLD);
+    assert!(!format!("{e:?}").contains(OLD));
+}
