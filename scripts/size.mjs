@@ -17,8 +17,11 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // files a provider takes back in a history, response.files); plus 18.6
 // KiB, Amazon Bedrock (issue 30: the Converse encoder and decoders, AWS's
 // event stream, SigV4 and SHA-256, the credentials callback; 18.0 wasm,
-// 0.6 JS).
-const BUDGET_GZIP = 194.9 * 1024;
+// 0.6 JS); plus 7.2 KiB, Google Vertex AI (issue 31: its URLs and
+// Claude's body, the service-account JWT and the token answer read in
+// the core, the token renewal of the run machine, WebCrypto signing and
+// the token cache in JS; 5.6 wasm, 1.6 JS).
+const BUDGET_GZIP = 202.1 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
@@ -29,8 +32,11 @@ const BUDGET_GZIP = 194.9 * 1024;
 // 2.6 KiB, what Bedrock costs an entry without it (skyl/openai: a framing
 // chosen by the adapter's entry, the clock and the signing hook of each
 // attempt, the credentials callback and the region and credentials
-// options in JS).
-const BUDGET_ENTRY_GZIP = 152.7 * 1024;
+// options in JS); plus 7.5 KiB, the most Vertex AI costs an entry
+// (skyl/gemini; skyl/anthropic 7.4; 2.1 for an entry without either,
+// skyl/openai: the token options and cache in JS, the renewal in the run
+// machine).
+const BUDGET_ENTRY_GZIP = 160.2 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

@@ -199,6 +199,9 @@ pub mod openai {
 /// (`tests/wasm.rs`). It may change in any release.
 #[doc(hidden)]
 pub mod __shell {
+    /// Service-account tokens for the JS half (Vertex AI).
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    pub use crate::shell::google_auth::{service_account_jwt, token_answer};
     pub use crate::shell::{
         boundary_version, encode, expand_result, http_error, response, validate, BoundaryLoop,
         BoundaryRun, BoundaryStream, Expansion,

@@ -13,6 +13,8 @@ pub(crate) mod boundary;
 #[cfg_attr(not(all(target_arch = "wasm32", feature = "npm")), allow(dead_code))]
 pub(crate) mod embed;
 pub(crate) mod error_info;
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+pub(crate) mod google_auth;
 // (In the default build, with every adapter: the file lists what each
 // adapter's table entry says, embeddings included.)
 #[cfg(all(
@@ -91,6 +93,10 @@ impl ConfigInput {
                 "region" => c.region = read::opt_string(v, at)?.filter(|r| !r.is_empty()),
                 #[cfg(feature = "bedrock")]
                 "credentials" => c.aws = aws_credentials(v, at)?,
+                #[cfg(any(feature = "gemini", feature = "anthropic"))]
+                "vertex" => c.vertex = vertex(v, at)?,
+                #[cfg(any(feature = "gemini", feature = "anthropic"))]
+                "accessToken" => c.access_token = read::opt_string(v, at)?,
                 "maxRetries" => input.max_retries = read::opt_u32(v, at)?,
                 "fallback" => input.fallback = read::array(v, at, ConfigInput::read)?,
                 "fallbackOn" => input.fallback_on = read::array(v, at, status)?,
@@ -124,6 +130,23 @@ pub(crate) fn aws_credentials(
     let mut credentials = crate::AwsCredentials::new(id, secret);
     credentials.session_token = token.filter(|t| !t.is_empty());
     Ok(Some(credentials))
+}
+
+/// Where on Vertex AI, `{project?, location?}` (`vertex`; `null`: not
+/// Vertex).
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+fn vertex(v: Value, at: &At) -> Result<Option<crate::Vertex>, ReadError> {
+    let Some(mut fields) = read::opt_object(v, at)? else {
+        return Ok(None);
+    };
+    let mut take = |key: &str| -> Result<Option<String>, ReadError> {
+        let v = fields.remove(key).unwrap_or(Value::Null);
+        read::opt_string(v, &At::Key(at, key))
+    };
+    let mut vertex = crate::Vertex::express();
+    vertex.project = take("project")?;
+    vertex.location = take("location")?;
+    Ok(Some(vertex))
 }
 
 /// An HTTP status (`fallbackOn`).

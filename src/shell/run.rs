@@ -263,6 +263,23 @@ impl BoundaryRun {
         false
     }
 
+    /// [`RunMachine::set_access_token`]: entry `entry`'s fresh OAuth
+    /// access token (Vertex AI), before `start` and `waited`.
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    pub fn access_token(&mut self, entry: u32, token: &str) {
+        if let Ok(m) = &mut self.machine {
+            m.set_access_token(entry as usize, token.to_string());
+        }
+    }
+
+    /// [`RunMachine::stale_token`]: the entry whose token a 401 rejected
+    /// (the driver renews it before `waited`), or -1.
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    pub fn stale_token(&self) -> i32 {
+        let stale = self.machine.as_ref().ok().and_then(RunMachine::stale_token);
+        stale.map_or(-1, |entry| entry as i32)
+    }
+
     /// [`RunMachine::at`]: the driver's clock, before `start` and
     /// `waited` (an attempt signed with AWS credentials is signed at it).
     pub fn at(&mut self, now_ms: f64) {

@@ -29,6 +29,21 @@ pub fn validate(kind: &str, json: &str) -> String {
     jsapi::validate(kind, json)
 }
 
+/// The JWT to sign for a service account's key file at `now_s`
+/// (`jsapi::google_auth`): Vertex AI's tokens.
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+#[wasm_bindgen(js_name = serviceAccountJwt)]
+pub fn service_account_jwt(key_file: &str, now_s: f64) -> String {
+    jsapi::google_auth::service_account_jwt(key_file, now_s)
+}
+
+/// The token endpoint's answer, read (`jsapi::google_auth`).
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
+#[wasm_bindgen(js_name = tokenAnswer)]
+pub fn token_answer(status: u16, body: &str, now_ms: f64) -> String {
+    jsapi::google_auth::token_answer(status, body, now_ms)
+}
+
 /// One request, as the run machine says ([`jsapi::BoundaryRun`]): each
 /// method takes what the JS half observed and returns the next step's
 /// code (`STEP` in `policy.js`); `takeOutput()` is the step's text.
@@ -87,6 +102,22 @@ impl Run {
     /// `start` and `waited`.
     pub fn credentials(&mut self, entry: u32, json: &str) -> bool {
         self.inner.credentials(entry, json)
+    }
+
+    /// A fresh access token for entry `entry` of the chain (Vertex AI),
+    /// before `start` and `waited`.
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    #[wasm_bindgen(js_name = accessToken)]
+    pub fn access_token(&mut self, entry: u32, token: &str) {
+        self.inner.access_token(entry, token);
+    }
+
+    /// The entry whose token a 401 rejected, to renew before `waited`;
+    /// -1: none.
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    #[wasm_bindgen(js_name = staleToken)]
+    pub fn stale_token(&self) -> i32 {
+        self.inner.stale_token()
     }
 
     /// The response's status and headers came.

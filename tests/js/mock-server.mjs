@@ -9,6 +9,15 @@
 //                                                  the body says stream: true)
 //   POST /model/{modelId}/converse-stream          bedrock (AWS's binary event
 //   POST /model/{modelId}/converse                 stream; the id percent-encoded)
+//   POST /v1/projects/{p}/locations/{l}/publishers/google/models/{model}:
+//        streamGenerateContent?alt=sse, :generateContent
+//                                                  gemini on Vertex AI (and
+//        /v1/publishers/google/models/..., express mode)
+//   POST /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{model}:
+//        streamRawPredict, :rawPredict             anthropic on Vertex AI
+//   POST /oauth2/token                             a Google token endpoint: a
+//                                                  service account's JWT for a
+//                                                  token (mock-oauth.mjs)
 //   POST /v1/embeddings, /v1beta/models/{model}:batchEmbedContents and
 //        :embedContent                             embeddings (mock-embed.mjs)
 //
@@ -85,6 +94,7 @@ import { httpErrorBody, httpErrorHeaders, renderTurn, withInbandError } from "./
 import { BEDROCK_RESOURCES } from "./mock-wire-bedrock.mjs";
 import { EVENTSTREAM } from "./mock-eventstream.mjs";
 import { embedAnswer, embedWire } from "./mock-embed.mjs";
+import { oauthAnswer, testKey } from "./mock-oauth.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CONFORMANCE = path.resolve(here, "../fixtures/conformance");
@@ -139,6 +149,8 @@ function wireOf(url) {
   if (url.pathname.endsWith("/chat/completions")) return "openai";
   if (url.pathname.endsWith("/responses")) return "responses";
   if (url.pathname.endsWith("/messages")) return "anthropic";
+  // Claude on Vertex AI: Anthropic's body without `model`.
+  if (/:(streamRawPredict|rawPredict)$/.test(url.pathname)) return "anthropic";
   if (url.pathname.includes(":streamGenerateContent") || url.pathname.includes(":generateContent"))
     return "gemini";
   return null;
@@ -245,10 +257,15 @@ export async function startMock({ port = 0, quiet = true } = {}) {
   const attempts = new Map();
   const sockets = new Set();
   const embedStats = { inflight: 0, maxInflight: 0 };
+  const oauth = { exchanges: 0 };
 
   const server = http.createServer(async (req, res) => {
     res.setHeader("access-control-allow-origin", "*");
-    res.setHeader("access-control-allow-headers", "*");
+    // (`*` does not cover `authorization` in a browser's preflight.)
+    res.setHeader(
+      "access-control-allow-headers",
+      req.headers["access-control-request-headers"] ?? "*",
+    );
     res.setHeader("access-control-allow-methods", "GET, POST, OPTIONS");
     res.setHeader("access-control-expose-headers", "*");
     if (req.method === "OPTIONS") return res.writeHead(204).end();
@@ -257,6 +274,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify(requests));
     }
+    if (url.pathname === "/oauth2/_test-key") return testKey(req, res);
     if (url.pathname === "/_reset") {
       requests.length = 0;
       attempts.clear();
@@ -286,6 +304,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
     };
     requests.push(record);
     if (!quiet) console.log(`mock: ${req.method} ${url.pathname}${url.search}`);
+    if (url.pathname === "/oauth2/token") return oauthAnswer(req, res, raw, oauth);
 
     const embed = embedWire(url);
     const wire = embed ? (embed === "openai" ? "openai" : "gemini") : wireOf(url);

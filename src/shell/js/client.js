@@ -28,6 +28,7 @@ import { StreamResult } from "./result.js";
 import { RunResult } from "./tool-run.js";
 import { Embed } from "./embed.js";
 import { CredentialSource } from "./credentials.js";
+import { checkVertex, tokenSources, vertexSecrets } from "./vertex.js";
 
 /** The providers this entry speaks (all six from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
@@ -102,6 +103,7 @@ function checkProvider(o, at = "") {
   const needsRegion = REGION_REQUIRED[o.provider];
   if (needsRegion && !o.region && !o.baseURL) throw optionError(`${at}region`, needsRegion);
   checkCredentials(o, at);
+  checkVertex(o, at);
   if (o.baseURL) {
     try {
       new URL(o.baseURL);
@@ -195,6 +197,7 @@ function secretsOf(entries) {
   const out = [];
   for (const o of entries) {
     if (o.apiKey) out.push(o.apiKey);
+    out.push(...vertexSecrets(o));
     if (isObject(o.credentials)) {
       if (o.credentials.secretAccessKey) out.push(o.credentials.secretAccessKey);
       if (o.credentials.sessionToken) out.push(o.credentials.sessionToken);
@@ -220,6 +223,8 @@ const wire = (o, browser) => ({
   maxRetries: o.maxRetries,
   region: o.region ?? undefined,
   credentials: isObject(o.credentials) ? o.credentials : undefined,
+  vertex: o.vertex ?? undefined,
+  accessToken: typeof o.accessToken === "string" ? o.accessToken : undefined,
 });
 
 /** A client for one provider (and its fallback chain). See the README for every option. */
@@ -249,7 +254,7 @@ export class Client {
     } else {
       timeouts = { total: checkTimeout("timeout", t) ?? DEFAULT_TOTAL_TIMEOUT_MS };
     }
-    const keyed = (e) => e.apiKey || e.credentials;
+    const keyed = (e) => e.apiKey || e.credentials || e.accessToken || e.serviceAccount;
     if ((keyed(o) || fallback.some(keyed)) && isBrowser() && !o.dangerouslyAllowBrowser) {
       throw optionError(
         "dangerouslyAllowBrowser",
@@ -276,6 +281,8 @@ export class Client {
           ([c, i]) =>
             new CredentialSource(i, c, i ? `fallback[${i - 1}].credentials` : "credentials"),
         ),
+      // Vertex AI's tokens, from callbacks and service accounts (tokens.js).
+      tokens: tokenSources([o, ...fallback], this.#fetch),
       config: JSON.stringify({
         ...wire(o, browser),
         maxRetries: undefined,

@@ -336,6 +336,29 @@ export type ClientOptions = {
     | AwsCredentials
     | (() => Promise<AwsCredentials & { expiration?: Date | string | number }>);
   /**
+   * `gemini` and `anthropic`: send to Google Vertex AI, in this project and
+   * location (a region such as "us-central1", "global", or the
+   * multi-regions "eu" and "us"), with `accessToken` or `serviceAccount`;
+   * or `{}` with an `apiKey` for Gemini's express mode.
+   */
+  vertex?: VertexOptions;
+  /**
+   * Vertex AI: an OAuth access token, or an async function returning one
+   * with its expiry (`google-auth-library`'s `getAccessToken`): called when
+   * a request needs one, once however many wait, again 5 minutes before
+   * `expiresAt`, and once more after a 401.
+   */
+  accessToken?:
+    | string
+    | (() => Promise<{ token: string; expiresAt?: Date | string | number } | string>);
+  /**
+   * Vertex AI: a service account's JSON key file (the object, or its text).
+   * Its JWT is signed with WebCrypto and exchanged at its `token_uri`; the
+   * token is kept until 5 minutes before it expires, and renewed once after
+   * a 401. The private key never appears in an error.
+   */
+  serviceAccount?: ServiceAccountKey | string;
+  /**
    * Providers to go on to, in order, when this one fails before its first
    * event with a 429, a 5xx, an overload, a connection error or a
    * first-byte or idle timeout, after its own retries. Each entry's `model`
@@ -359,7 +382,28 @@ export type FallbackOptions = Pick<
   | "includeUsage"
   | "region"
   | "credentials"
+  | "vertex"
+  | "accessToken"
+  | "serviceAccount"
 >;
+
+/** Where on Vertex AI a client sends its requests. */
+export type VertexOptions = {
+  /** The Google Cloud project id (none for express mode). */
+  project?: string;
+  /** "us-central1" (a region), "global", "eu" or "us" (multi-regions). */
+  location?: string;
+};
+
+/** A service account's JSON key file, as Google Cloud writes it. */
+export type ServiceAccountKey = {
+  type?: "service_account";
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  token_uri?: string;
+  [field: string]: unknown;
+};
 
 /** AWS credentials: long-term, or temporary (STS) with their session token. */
 export type AwsCredentials = {

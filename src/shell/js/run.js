@@ -14,6 +14,7 @@ import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
 import { fresh } from "./credentials.js";
+import { freshTokens } from "./tokens.js";
 
 /** Resolves after `ms`, or when the signal aborts. */
 export const sleep = (ms, signal) =>
@@ -136,11 +137,16 @@ export class Run {
   }
 
   /**
-   * Before an attempt: fresh credentials from callbacks (Bedrock), then the
-   * clock each attempt is signed at.
+   * Before an attempt: fresh credentials from callbacks (Bedrock), tokens
+   * (Vertex AI: a refused one renewed), then the clock each attempt is
+   * signed at.
    */
   async signing() {
     if (this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
+    if (this.o.tokens?.length) {
+      this.given ??= {}; // the token this run gave each entry
+      await freshTokens(this.o.tokens, this.m, this.key, this.given);
+    }
     call(() => this.m.at(Date.now()));
   }
 
