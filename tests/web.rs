@@ -29,6 +29,9 @@ mod embed;
 #[path = "web/runner.rs"]
 mod runner;
 
+#[path = "web/vertex.rs"]
+mod vertex;
+
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -2,12 +2,14 @@
 //! function, and [`decode_stream`] for a body the app already has.
 
 use std::fmt;
+use std::rc::Rc;
 use std::time::Duration;
 
 use js_sys::Function;
 use wasm_bindgen::JsValue;
 
 use super::events::{scrub_all, EventStream};
+use super::google_token::Tokens;
 use super::run::{Run, Source};
 use super::timer;
 use crate::embed::{EmbedFailure, EmbedMachine};
@@ -17,6 +19,7 @@ use crate::model::{Request, Response};
 use crate::providers::{ClientConfig, Provider};
 use crate::retry::RetryPolicy;
 use crate::run::{secrets_of, Fallback, RunMachine, Timers};
+use crate::ServiceAccount;
 
 /// A request's timeouts. Each ends with an [`Error::Timeout`]; a timeout
 /// that fires after the stream's terminal frame ends the body cleanly
@@ -92,6 +95,8 @@ pub struct Client {
     timeouts: Timeouts,
     fetch: Option<Function>,
     fallback: Fallback,
+    /// Vertex AI's tokens from a service account, shared by the clones.
+    tokens: Option<Rc<Tokens>>,
 }
 
 impl Client {
@@ -104,6 +109,7 @@ impl Client {
             timeouts: Timeouts::default(),
             fetch: None,
             fallback: Fallback::new(),
+            tokens: None,
         }
     }
 
@@ -143,7 +149,36 @@ impl Client {
     pub(crate) fn secrets(&self) -> Vec<String> {
         let configs =
             std::iter::once(&self.config).chain(self.fallback.chain.iter().map(|(c, _)| c));
-        secrets_of(configs).into_iter().map(String::from).collect()
+        let mut secrets: Vec<String> = secrets_of(configs).into_iter().map(String::from).collect();
+        secrets.extend(self.tokens.as_ref().and_then(|t| t.current()));
+        secrets
+    }
+
+    /// Authenticates to Vertex AI ([`ClientConfig::vertex`]) with a
+    /// service account's key: its JWT is signed with WebCrypto and
+    /// exchanged at its `token_uri` with this client's fetch; the token is
+    /// kept until [`crate::CREDENTIALS_REFRESH_MS`] before it expires, by
+    /// this client and its clones, one exchange at a time, and renewed
+    /// once after a 401. For this client's own provider (a fallback entry
+    /// takes a fixed [`ClientConfig::access_token`]).
+    ///
+    /// ```no_run
+    /// use skyl::{web, ClientConfig, Provider, ServiceAccount, Vertex};
+    ///
+    /// # fn key_file() -> String { String::new() }
+    /// # fn run() -> Result<(), skyl::Error> {
+    /// let config = ClientConfig::new(Provider::Anthropic)
+    ///     .with_vertex(Vertex::new("my-project", "us-east5"))
+    ///     .with_model("claude-sonnet-4-5@20250929");
+    /// let client = web::Client::new(config)
+    ///     .with_service_account(ServiceAccount::from_json(&key_file())?);
+    /// # let _ = client;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_service_account(mut self, account: ServiceAccount) -> Self {
+        self.tokens = Some(Tokens::new(account));
+        self
     }
 
     /// The retry policy (`max_retries: 0` for none).
@@ -189,7 +224,7 @@ impl Client {
             seed,
         )
         .with_fallback(self.fallback.clone());
-        Run::new(machine, Source::Send(self.fetch.clone()))
+        Run::new(machine, Source::Send(self.fetch.clone())).with_tokens(self.tokens.clone())
     }
 
     /// Streams the response to `request`. Nothing is sent until the stream
@@ -254,6 +289,7 @@ impl fmt::Debug for Client {
             .field("retry", &self.retry)
             .field("timeouts", &self.timeouts)
             .field("fallback", &self.fallback)
+            .field("service_account", &self.tokens.is_some())
             .field(
                 "fetch",
                 &if self.fetch.is_some() {

@@ -52,6 +52,7 @@ mod convert;
 mod embed;
 mod events;
 mod fetch;
+mod google_token;
 mod js;
 mod run;
 mod settle;

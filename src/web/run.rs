@@ -18,6 +18,7 @@ use wasm_bindgen::JsValue;
 use super::abort::{Cut, Gate};
 use super::body::{Body, ReadError};
 use super::fetch::{self, Answer};
+use super::google_token::Tokens;
 use super::js;
 use super::timer::{self, Clock, Sleep, Timer};
 use crate::error::{Error, Timeout};
@@ -44,6 +45,10 @@ pub(crate) struct Run {
     alarms: Alarms,
     /// The body of the current attempt's response.
     body: Option<Body>,
+    /// Vertex AI's tokens from a service account, and the one this run
+    /// gave the machine last.
+    tokens: Option<Rc<Tokens>>,
+    given: Option<String>,
 }
 
 /// Gives `f` the machine. The machine is never borrowed across an await
@@ -130,6 +135,46 @@ impl Run {
             gate,
             clock,
             body: None,
+            tokens: None,
+            given: None,
+        }
+    }
+
+    /// With a service account's tokens, given to each attempt.
+    pub(crate) fn with_tokens(mut self, tokens: Option<Rc<Tokens>>) -> Self {
+        self.tokens = tokens;
+        self
+    }
+
+    /// Before an attempt: a valid token for the machine (a refused one
+    /// forgotten first), if the client has a service account.
+    async fn renew(&mut self) -> Result<(), Error> {
+        let Some(tokens) = self.tokens.clone() else {
+            return Ok(());
+        };
+        let stale = self.machine.try_borrow().ok().and_then(|m| m.stale_token());
+        if let (Some(0), Some(given)) = (stale, &self.given) {
+            tokens.forget(given);
+        }
+        let fetch = match &self.source {
+            Source::Send(fetch) => fetch.clone(),
+            Source::Given(_) => return Ok(()),
+        };
+        match tokens.get(fetch.as_ref(), &self.gate).await {
+            Ok(token) => {
+                if let Ok(mut m) = self.machine.try_borrow_mut() {
+                    m.set_access_token(0, token.clone());
+                }
+                self.given = Some(token);
+                Ok(())
+            }
+            // A cut: the machine's own reason (an abort, the total timeout).
+            Err(e) => Err(self
+                .machine
+                .try_borrow()
+                .ok()
+                .and_then(|m| m.stopped())
+                .unwrap_or(e)),
         }
     }
 
@@ -141,13 +186,16 @@ impl Run {
 
     /// Starts the total timeout and the first step; an error if a timeout
     /// was asked for in a runtime without timers.
-    fn begin(&mut self) -> Step {
+    async fn begin(&mut self) -> Step {
         let limits = self.limits;
         if let Some(e) = timer::unsupported(limits, self.clock.as_ref()) {
             return Step::Fail(e);
         }
         let total = limits.total_ms.map(|ms| (Timeout::Total, ms));
         self.alarms.start(total);
+        if let Err(e) = self.renew().await {
+            return Step::Fail(e);
+        }
         on(&self.machine, |m| {
             m.at(super::timer::now_ms());
             m.start()
@@ -164,6 +212,14 @@ impl Run {
                 Step::Take => self.take(),
                 Step::Read => self.read(out, timer).await,
                 Step::Wait(ms) => self.wait(ms).await,
+                // (The machine scrubs the tokens it was given; a driver's
+                // own error, from the exchange, too.)
+                Step::Fail(mut e) => {
+                    if let Some(token) = &self.given {
+                        e.scrub(token);
+                    }
+                    return Step::Fail(e);
+                }
                 end => return end,
             };
         }
@@ -280,6 +336,9 @@ impl Run {
             // A cut ends the wait early; the machine knows why.
             let _ = self.gate.guard(Sleep::new(clock, ms)).await;
         }
+        if let Err(e) = self.renew().await {
+            return Step::Fail(e);
+        }
         on(&self.machine, |m| {
             m.at(super::timer::now_ms());
             m.waited()
@@ -308,7 +367,7 @@ impl Run {
         &mut self,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Result<Response, Error>> {
-        let first = self.begin();
+        let first = self.begin().await;
         Self::outcome(self.drive(first, out).await)
     }
 
@@ -326,7 +385,7 @@ impl Run {
 
     /// The whole response, retrying while the policy allows.
     pub(crate) async fn complete(&mut self) -> Result<Response, Error> {
-        let first = self.begin();
+        let first = self.begin().await;
         let mut out = Vec::new();
         let end = self.drive(first, &mut out).await;
         Self::outcome(end).unwrap_or_else(|| {

@@ -1,0 +1,85 @@
+//! `skyl::web` on Vertex AI with a service account: the JWT signed with
+//! WebCrypto from Rust, exchanged at the mock's token endpoint (which
+//! verifies the signature with the key's public half), one exchange for
+//! requests made at once on a cold client, and a refused key typed.
+
+use js_sys::{Array, Promise};
+use serde_json::Value;
+use skyl::web::Client;
+use skyl::{ApiErrorKind, Error, Provider, ServiceAccount, Vertex};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::support::*;
+
+/// The test key file, exchanged at `token_uri`.
+fn account(token_uri: &str) -> ServiceAccount {
+    let text = include_str!("../fixtures/google/service-account.json");
+    let mut file: Value = serde_json::from_str(text).unwrap();
+    file["token_uri"] = token_uri.into();
+    ServiceAccount::from_json(&file.to_string()).unwrap()
+}
+
+/// A Gemini client on Vertex against the mock, its requests counted.
+fn vertex_client(name: &str, token_uri: &str) -> Client {
+    let mut config = config(Provider::Gemini, &[("scenario", name)]);
+    config.vertex = Some(Vertex::new("skyl-test", "us-central1"));
+    Client::new(config)
+        .with_retry(quick_retries(0))
+        .with_service_account(account(token_uri))
+}
+
+#[wasm_bindgen_test]
+async fn a_service_account_token_signed_with_webcrypto_authorizes_each_request() {
+    let name = scenario("vertex-sa");
+    let client = vertex_client(&name, &format!("{MOCK}/oauth2/token"));
+    // Three requests at once on a cold client.
+    let all = Array::new();
+    for _ in 0..3 {
+        let c = client.clone();
+        all.push(&future_to_promise(async move {
+            let r = c.complete(&ask("What's the weather in Oslo?")).await;
+            r.map(|_| JsValue::TRUE)
+                .map_err(|e| JsValue::from_str(&e.to_string()))
+        }));
+    }
+    JsFuture::from(Promise::all(&all)).await.unwrap();
+    let sent = received(&name).await;
+    assert_eq!(sent.len(), 3);
+    let auth: Vec<&str> = sent
+        .iter()
+        .map(|r| r["headers"]["authorization"].as_str().unwrap_or_default())
+        .collect();
+    assert!(auth[0].starts_with("Bearer ya29.mock-token-"), "{auth:?}");
+    assert!(auth.iter().all(|a| *a == auth[0]), "one exchange: {auth:?}");
+    for r in &sent {
+        assert_eq!(
+            r["path"],
+            "/v1/projects/skyl-test/locations/us-central1/publishers/google/models/mock-model:generateContent"
+        );
+    }
+    // Kept: a later request uses it without another exchange.
+    client.complete(&ask("Hi")).await.unwrap();
+    let later = received(&name).await;
+    assert_eq!(later[3]["headers"]["authorization"], auth[0]);
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_key_is_an_authentication_error_with_googles_reason() {
+    let name = scenario("vertex-refused");
+    // The JWT's audience is the key file's token_uri: this one is not the
+    // endpoint's own, so the mock refuses it as Google would.
+    let client = vertex_client(&name, &format!("{MOCK}/oauth2/token?elsewhere=1"));
+    let Err(Error::Api(e)) = client.complete(&ask("Hi")).await else {
+        panic!("an ApiError");
+    };
+    assert_eq!(e.kind, ApiErrorKind::Authentication);
+    assert_eq!(e.status, Some(400));
+    assert_eq!(e.provider_type.as_deref(), Some("invalid_grant"));
+    assert!(e.message.contains("aud must be"), "{}", e.message);
+    assert!(
+        received(&name).await.is_empty(),
+        "nothing sent to the provider"
+    );
+}
