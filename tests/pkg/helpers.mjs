@@ -78,9 +78,11 @@ export function scratch(name, files = {}) {
  * and finishes "stop".
  */
 export function checkResults(results, runtime, providers = ALL) {
+  // Where the entry speaks anthropic, Claude on Vertex AI comes last (a
+  // service account's token, signed with the runtime's WebCrypto).
   assert.deepEqual(
     results.map((r) => r.provider),
-    providers,
+    providers.includes("anthropic") ? [...providers, "vertex"] : providers,
     runtime,
   );
   for (const r of results) {

@@ -12,10 +12,16 @@ const tools = [
   },
 ];
 
-export async function toolLoop(skyl, provider, mockURL) {
+export async function toolLoop(skyl, provider, mockURL, more = {}) {
   const baseURL =
     provider.startsWith("openai") || provider === "responses" ? `${mockURL}/v1` : mockURL;
-  const client = new skyl.Client({ provider, model: "mock-model", baseURL, maxRetries: 0 });
+  const client = new skyl.Client({
+    provider,
+    model: "mock-model",
+    baseURL,
+    maxRetries: 0,
+    ...more,
+  });
   const messages = [
     { role: "user", parts: [{ type: "text", text: "What is the weather in Paris?" }] },
   ];
@@ -40,10 +46,26 @@ export async function toolLoop(skyl, provider, mockURL) {
   return { provider, turns };
 }
 
-/** The tool loop for each of `providers` (all the entry speaks by default), one after another. */
+/**
+ * Claude on Vertex AI with a service account (the mock's test key, its
+ * token endpoint the mock's): the JWT signed with this runtime's WebCrypto.
+ */
+async function vertexLoop(skyl, mockURL) {
+  const serviceAccount = await (await fetch(`${mockURL}/oauth2/_test-key`)).json();
+  const vertex = { project: "skyl-test", location: "us-east5" };
+  const more = { vertex, serviceAccount, dangerouslyAllowBrowser: true };
+  return { ...(await toolLoop(skyl, "anthropic", mockURL, more)), provider: "vertex" };
+}
+
+/**
+ * The tool loop for each of `providers` (all the entry speaks by default),
+ * one after another; then Claude on Vertex AI, where the entry speaks
+ * anthropic.
+ */
 export async function runAll(skyl, mockURL, providers = skyl.PROVIDERS) {
   const results = [];
   for (const provider of providers) results.push(await toolLoop(skyl, provider, mockURL));
+  if (providers.includes("anthropic")) results.push(await vertexLoop(skyl, mockURL));
   return results;
 }
 
