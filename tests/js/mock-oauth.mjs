@@ -69,3 +69,22 @@ export function testKey(req, res) {
   const file = { ...JSON.parse(KEY_FILE), token_uri: `http://${req.headers.host}/oauth2/token` };
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(file));
 }
+
+/**
+ * Why a Vertex AI request's credentials are refused, or null. A request to
+ * a project's path needs a bearer token, and a token this mock issued
+ * (`ya29.mock-token-N`) must be one it has issued; express mode's
+ * publishers path takes a key instead. Other paths: null.
+ */
+export function vertexProblem(url, headers, state) {
+  const path = url.pathname;
+  if (!/^\/v1\/(projects\/[^/]+\/locations\/[^/]+\/)?publishers\//.test(path)) return null;
+  const auth = headers.authorization ?? "";
+  if (!auth && headers["x-goog-api-key"] && !path.includes("/projects/")) return null;
+  const bearer = /^Bearer (\S+)$/.exec(auth);
+  if (!bearer) return "Request is missing required authentication credential.";
+  const issued = /^ya29\.mock-token-(\d+)$/.exec(bearer[1]);
+  if (issued && Number(issued[1]) > state.exchanges)
+    return "Request had invalid authentication credentials.";
+  return null;
+}

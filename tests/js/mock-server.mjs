@@ -18,6 +18,11 @@
 //   POST /oauth2/token                             a Google token endpoint: a
 //                                                  service account's JWT for a
 //                                                  token (mock-oauth.mjs)
+//                                                  (Vertex AI's paths answer
+//                                                  401 without a bearer token
+//                                                  or express mode's key, and
+//                                                  to a mock token it never
+//                                                  issued)
 //   POST /v1/embeddings, /v1beta/models/{model}:batchEmbedContents and
 //        :embedContent                             embeddings (mock-embed.mjs)
 //
@@ -94,7 +99,7 @@ import { httpErrorBody, httpErrorHeaders, renderTurn, withInbandError } from "./
 import { BEDROCK_RESOURCES } from "./mock-wire-bedrock.mjs";
 import { EVENTSTREAM } from "./mock-eventstream.mjs";
 import { embedAnswer, embedWire } from "./mock-embed.mjs";
-import { oauthAnswer, testKey } from "./mock-oauth.mjs";
+import { oauthAnswer, testKey, vertexProblem } from "./mock-oauth.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CONFORMANCE = path.resolve(here, "../fixtures/conformance");
@@ -312,6 +317,12 @@ export async function startMock({ port = 0, quiet = true } = {}) {
       return res
         .writeHead(404, { "content-type": "application/json" })
         .end(JSON.stringify({ error: { message: `no route ${url.pathname}` } }));
+    // Vertex AI: Google's 401 without a bearer token (or express mode's key).
+    const refused = vertexProblem(url, req.headers, oauth);
+    if (refused)
+      return res
+        .writeHead(401, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { code: 401, message: refused, status: "UNAUTHENTICATED" } }));
     // Gemini and Bedrock say it in the path; the others in the body.
     const streaming =
       wire === "gemini"
