@@ -20,8 +20,10 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // 0.6 JS); plus 7.2 KiB, Google Vertex AI (issue 31: its URLs and
 // Claude's body, the service-account JWT and the token answer read in
 // the core, the token renewal of the run machine, WebCrypto signing and
-// the token cache in JS; 5.6 wasm, 1.6 JS).
-const BUDGET_GZIP = 202.1 * 1024;
+// the token cache in JS; 5.6 wasm, 1.6 JS); plus 0.3 KiB, Gemini's
+// generated images as files (issue 29: inlineData to a file part and
+// event, its thought signature replayed).
+const BUDGET_GZIP = 202.4 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);

@@ -3,6 +3,7 @@
 // the three copies the stream carries, and it replays to its provider.
 // The recordings are the corpus's (tests/fixtures/conformance/responses).
 import { test } from "node:test";
+import http from "node:http";
 import assert from "node:assert/strict";
 import { ask, client, collect, useMock } from "./helpers.mjs";
 import { readCase } from "./mock-server.mjs";
@@ -87,4 +88,111 @@ test("the image replays to the Responses API as its item, and is left out for An
   const warning = events.find((e) => e.type === "warning" && e.code === "provider_parts_dropped");
   assert.match(warning.message, /messages\[1\]\.parts\[\d+\] \(responses file image\/webp\)/);
   assert.ok(!JSON.stringify(mock.requests[0].body).includes(recordedImage(id)));
+});
+
+/**
+ * A Gemini image stream as the API sends it (the frames of a recorded one:
+ * the AI SDK's fixture issue-10660-image-thought-signature, from
+ * gemini-3-pro-image-preview), with `data` of 3 MiB served from a
+ * loopback server, split across many reads.
+ */
+async function withGeminiImage(data, signature, run) {
+  const usage =
+    '"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":1219,"totalTokenCount":1471,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}],"candidatesTokensDetails":[{"modality":"IMAGE","tokenCount":1120}],"thoughtsTokenCount":244,"serviceTier":"standard"},"modelVersion":"gemini-3-pro-image-preview","responseId":"live-response-id"';
+  const body =
+    `data: {"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/jpeg","data":"${data}"},"thoughtSignature":"${signature}"}],"role":"model"},"index":0}],${usage}}\n\n` +
+    `data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],${usage}}\n\n`;
+  const server = http.createServer(async (_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (let i = 0; i < body.length; i += 65_536) {
+      res.write(body.slice(i, i + 65_536));
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end();
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    return await run(`http://127.0.0.1:${server.address().port}`);
+  } finally {
+    server.close();
+  }
+}
+
+test("a Gemini stream with a 3 MiB inlineData image: one file event, the served bytes", async () => {
+  const bytes = Buffer.alloc(3 * 1024 * 1024);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+  const data = bytes.toString("base64");
+  const signature = Buffer.from("a thought signature").toString("base64");
+  await withGeminiImage(data, signature, async (baseURL) => {
+    const c = client(mock, "gemini", { baseURL });
+    const { events, response, error } = await collect(c.stream({ messages: ask("Draw.") }));
+    assert.ifError(error);
+    const files = events.filter((e) => e.type === "file");
+    assert.equal(files.length, 1);
+    const { file, raw } = files[0];
+    assert.deepEqual(Buffer.from(file.data, "base64"), bytes);
+    assert.equal(file.mediaType, "image/jpeg");
+    assert.deepEqual(file.providerData, { gemini: { thoughtSignature: signature } });
+    assert.ok(!raw.includes(file.data));
+    assert.ok(raw.includes(`<skyl: ${data.length} bytes of base64, in the event's file.data>`));
+    assert.deepEqual(response.files, [file]);
+    assert.deepEqual(response.message.parts, [file]);
+    assert.equal(response.finishReason, "stop");
+  });
+});
+
+test("a history with a Gemini image and a Responses image replays to each provider", async () => {
+  const responsesId = "responses/openai-image-generation-tool.1";
+  const drawn = await client(mock, "responses", {
+    mockOptions: { fixture: responsesId },
+  }).complete({ messages: ask("Draw a cat.") });
+  const signature = "c2lnbmF0dXJl";
+  const geminiImage =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+  const painted = await withGeminiImage(geminiImage, signature, async (baseURL) => {
+    const { response, error } = await collect(
+      client(mock, "gemini", { baseURL }).stream({ messages: ask("Paint a dog.") }),
+    );
+    assert.ifError(error);
+    return response;
+  });
+  assert.equal(painted.files.length, 1);
+  const messages = [
+    ...ask("Draw a cat."),
+    drawn.message,
+    ...ask("Paint a dog."),
+    painted.message,
+    ...ask("Now both together."),
+  ];
+  const responsesImage = recordedImage(responsesId);
+  for (const provider of ["gemini", "responses", "openai", "anthropic", "bedrock"]) {
+    mock.reset();
+    const { events, error } = await collect(client(mock, provider).stream({ messages }));
+    assert.ifError(error, provider);
+    const sent = JSON.stringify(mock.requests[0].body);
+    const warning = events.find((e) => e.type === "warning" && e.code === "provider_parts_dropped");
+    if (provider === "gemini") {
+      // Both as inlineData; its own with its thought signature.
+      const model = mock.requests[0].body.contents.filter((c) => c.role === "model");
+      assert.deepEqual(model[1].parts, [
+        { inlineData: { mimeType: "image/jpeg", data: geminiImage }, thoughtSignature: signature },
+      ]);
+      assert.ok(model[0].parts.some((p) => p.inlineData?.data === responsesImage));
+      assert.doesNotMatch(warning?.message ?? "", /file/);
+    } else if (provider === "responses") {
+      // Its own image as its item; Gemini's left out, with a warning.
+      assert.ok(sent.includes(responsesImage));
+      assert.ok(!sent.includes(geminiImage));
+      assert.match(warning.message, /messages\[3\]\.parts\[0\] \(gemini file image\/jpeg\)/);
+    } else {
+      // An assistant turn here holds no image: both left out, named.
+      assert.ok(!sent.includes(geminiImage) && !sent.includes(responsesImage), provider);
+      assert.match(warning.message, /messages\[1\]/, provider);
+      assert.match(
+        warning.message,
+        /messages\[3\]\.parts\[0\] \(gemini file image\/jpeg\)/,
+        provider,
+      );
+    }
+  }
 });

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::{is_synthetic_id, API_VERSION, DEFAULT_BASE_URL, NAME, SKIP_SIGNATURE};
 use crate::error::Error;
 use crate::json::json_text;
-use crate::json::write::Out;
+use crate::json::write::{Obj, Out};
 use crate::model::{Message, Part, ProviderData, ResponseFormat, Role, ToolChoice, ToolChoiceMode};
 use crate::providers::{
     group_turns, image_source, join_url, tool_declaration, write_turns, EncodeInput, Encoded,
@@ -212,13 +212,25 @@ fn encode_part(
             ..
         } => image_part(url.as_deref(), data.as_deref(), media_type.as_deref())?,
         // inlineData or fileData, as an image
-        // (https://ai.google.dev/gemini-api/docs/document-processing).
+        // (https://ai.google.dev/gemini-api/docs/document-processing). A
+        // file Gemini made replays as it came: its thought signature (and
+        // any other field of its part) beside the data.
         Part::File {
             url,
             data,
             media_type,
+            provider_data,
             ..
-        } => image_part(url.as_deref(), data.as_deref(), Some(media_type))?,
+        } => {
+            let source = image_source(url.as_deref(), data.as_deref(), Some(media_type))?;
+            let own = provider_data.as_ref().and_then(|d| d.get(NAME));
+            EncodedPart::new(|p| {
+                source_fields(p, source);
+                for (k, v) in own.and_then(Value::as_object).into_iter().flatten() {
+                    p.value(k, v);
+                }
+            })
+        }
         // Gemini caches implicitly: a mark has nothing to say here.
         Part::Cache { .. } => return Ok(None),
         Part::ToolCall {
@@ -296,7 +308,12 @@ fn image_part(
     media_type: Option<&str>,
 ) -> Result<EncodedPart, String> {
     let source = image_source(url, data, media_type)?;
-    Ok(EncodedPart::new(|p| match source {
+    Ok(EncodedPart::new(|p| source_fields(p, source)))
+}
+
+/// A file's `fileData` (a URL) or `inlineData` (base64).
+fn source_fields(p: &mut Obj, source: ImageSource<'_>) {
+    match source {
         ImageSource::Url { url, media_type } => {
             let mut file = p.object("fileData");
             if let Some(m) = media_type {
@@ -309,12 +326,54 @@ fn image_part(
                 .str("mimeType", media_type)
                 .str("data", data);
         }
-    }))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file Gemini made goes back as its part: the data, and its thought
+    /// signature beside it; another provider's file goes as plain
+    /// `inlineData`.
+    #[test]
+    fn a_file_replays_with_its_signature_and_another_providers_without() {
+        let file = |kept: serde_json::Value| Part::File {
+            url: None,
+            data: Some("iVBORw0KGgo=".into()),
+            media_type: "image/png".into(),
+            filename: None,
+            provider_data: Some(serde_json::from_value(kept).unwrap()),
+        };
+        let request = crate::Request {
+            messages: vec![
+                Message::user("Draw."),
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![
+                        file(serde_json::json!({"gemini": {"thoughtSignature": "c2ln"}})),
+                        file(
+                            serde_json::json!({"responses": {"type": "image_generation_call", "id": "ig_1"}}),
+                        ),
+                    ],
+                },
+                Message::user("Again."),
+            ],
+            ..crate::Request::default()
+        };
+        let config = crate::ClientConfig::new(crate::Provider::Gemini).with_model("m");
+        let http = crate::encode_request(&config, &request, true).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&http.body).unwrap();
+        let parts = &body["contents"][1]["parts"];
+        assert_eq!(
+            parts[0],
+            serde_json::json!({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "thoughtSignature": "c2ln"})
+        );
+        assert_eq!(
+            parts[1],
+            serde_json::json!({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}})
+        );
+    }
 
     #[test]
     fn the_placeholder_signature_goes_on_the_first_call_only_when_none_has_one() {

@@ -191,6 +191,12 @@ impl TurnState {
             }
             return;
         }
+        // A generated image (or other file): one file, its thought
+        // signature kept for replay. A thought's interim image stays a
+        // provider part, replayed as it came.
+        if !thought && is_inline_file(&part) {
+            return out.push(inline_file(part, signature));
+        }
         // inlineData, executableCode, codeExecutionResult, ...: kept whole.
         if let Some(sig) = signature {
             part.insert("thoughtSignature".into(), Value::String(sig));
@@ -315,6 +321,36 @@ pub(super) fn text_delta(thought: bool, text: String) -> Delta {
         Delta::Reasoning(text)
     } else {
         Delta::Text(text)
+    }
+}
+
+/// Whether a part is `inlineData` with a media type and data (a file).
+fn is_inline_file(part: &Map<String, Value>) -> bool {
+    let inline = part.get("inlineData");
+    let text = |k: &str| inline.and_then(|i| i.get(k)).is_some_and(Value::is_string);
+    text("mimeType") && text("data")
+}
+
+/// An `inlineData` part as a file (its base64 moved, not copied), with
+/// what replays it: its thought signature and any other field of the part.
+fn inline_file(mut part: Map<String, Value>, signature: Option<String>) -> Delta {
+    let mut inline = match part.remove("inlineData") {
+        Some(Value::Object(inline)) => inline,
+        _ => Map::new(),
+    };
+    let mut take = |k: &str| match inline.remove(k) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let (media_type, data) = (take("mimeType"), take("data"));
+    if let Some(sig) = signature {
+        part.insert("thoughtSignature".into(), Value::String(sig));
+    }
+    Delta::File {
+        media_type,
+        data,
+        provider: NAME,
+        kept: Value::Object(part),
     }
 }
 

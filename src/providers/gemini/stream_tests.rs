@@ -278,3 +278,75 @@ fn a_recorded_call_takes_the_fast_path() {
     );
     assert_eq!(fast_equals_general(&sse(&[frame, &spaced, &long])), Ok(()));
 }
+
+/// The frames of a recorded Gemini image stream (the AI SDK's fixture
+/// `issue-10660-image-thought-signature.chunks.txt`, gemini-3-pro-image-
+/// preview, its image and signature redacted there), with `data` and
+/// `thoughtSignature` of our own in their place.
+fn image_frames(data: &str, signature: &str) -> Vec<String> {
+    vec![
+        format!(
+            r#"{{"candidates":[{{"content":{{"parts":[{{"inlineData":{{"mimeType":"image/jpeg","data":"{data}"}},"thoughtSignature":"{signature}"}}],"role":"model"}},"index":0}}],"usageMetadata":{{"promptTokenCount":8,"candidatesTokenCount":1219,"totalTokenCount":1471,"promptTokensDetails":[{{"modality":"TEXT","tokenCount":8}}],"candidatesTokensDetails":[{{"modality":"IMAGE","tokenCount":1120}}],"thoughtsTokenCount":244,"serviceTier":"standard"}},"modelVersion":"gemini-3-pro-image-preview","responseId":"live-response-id"}}"#
+        ),
+        r#"{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":1219,"totalTokenCount":1394,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}],"candidatesTokensDetails":[{"modality":"IMAGE","tokenCount":1120}],"thoughtsTokenCount":167,"serviceTier":"standard"},"modelVersion":"gemini-3-pro-image-preview","responseId":"live-response-id"}"#.to_string(),
+    ]
+}
+
+#[test]
+fn an_inline_image_is_one_file_with_its_signature_kept_for_replay() {
+    let data = "/9j/4AAQSkZJRgABAQAAAQABAAD".repeat(40_000);
+    let frames = image_frames(&data, "c2lnbmF0dXJl");
+    let refs: Vec<&str> = frames.iter().map(String::as_str).collect();
+    let (events, res) = StreamDecoder::decode_all(Provider::Gemini, &sse(&refs));
+    let response = res.unwrap();
+    let files: Vec<_> = (events.iter())
+        .filter_map(|e| match e {
+            StreamEvent::File { file, raw } => Some((file, raw)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(files.len(), 1);
+    let (file, raw) = files[0];
+    let crate::Part::File {
+        data: Some(got),
+        media_type,
+        provider_data: Some(kept),
+        ..
+    } = file
+    else {
+        panic!("{file:?}")
+    };
+    assert_eq!(got, &data);
+    assert_eq!(media_type, "image/jpeg");
+    assert_eq!(
+        kept["gemini"],
+        serde_json::json!({"thoughtSignature": "c2lnbmF0dXJl"})
+    );
+    // The frame is kept without the image, which the file carries.
+    assert!(!raw.contains(&data));
+    assert!(raw.contains("thoughtSignature"));
+    assert_eq!(response.files().collect::<Vec<_>>(), vec![file]);
+    assert_eq!(response.message.parts.len(), 1, "{:?}", response.message);
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+
+    // A body with the same part reads the same.
+    let body = frames[0].replace(r#""index":0}]"#, r#""finishReason":"STOP","index":0}]"#);
+    let whole = crate::decode_response(Provider::Gemini, &body).unwrap();
+    assert_eq!(whole.files().collect::<Vec<_>>(), vec![file]);
+}
+
+#[test]
+fn a_thought_image_and_inline_data_without_data_stay_provider_parts() {
+    let frames = [
+        r#"{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="},"thought":true}],"role":"model"},"index":0}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png"}}],"role":"model"},"finishReason":"STOP","index":0}]}"#,
+    ];
+    let (events, res) = StreamDecoder::decode_all(Provider::Gemini, &sse(&frames));
+    let response = res.unwrap();
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::File { .. })));
+    assert_eq!(response.files().count(), 0);
+    let providers = (response.message.parts.iter())
+        .filter(|p| matches!(p, crate::Part::Provider { provider, .. } if provider == "gemini"))
+        .count();
+    assert_eq!(providers, 2);
+}
