@@ -227,10 +227,9 @@ impl RunMachine {
         if (200..300).contains(&status) {
             self.phase = Phase::Reading;
             if self.stream {
-                let progress = self.progress;
-                self.decoder = self
-                    .provider
-                    .map(|p| StreamDecoder::new(p).with_progress(progress));
+                let (progress, limit) = (self.progress, self.max_event_bytes());
+                self.decoder = (self.provider)
+                    .map(|p| StreamDecoder::with_max_event_bytes(p, limit).with_progress(progress));
             }
         } else {
             self.phase = Phase::ReadingError;

@@ -35,8 +35,9 @@ use std::borrow::Cow;
 
 use crate::error::Error;
 
-/// The default limit for one event: 16 MiB.
-pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+/// The default limit for one event: 32 MiB, which lets a 4K image's base64
+/// through (Gemini's `inlineData`, a Responses image).
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]

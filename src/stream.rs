@@ -70,7 +70,7 @@ pub struct StreamDecoder {
 }
 
 impl StreamDecoder {
-    /// A decoder for `provider` with the default event size limit (16 MiB).
+    /// A decoder for `provider` with the default event size limit (32 MiB).
     pub fn new(provider: Provider) -> Self {
         Self::with_max_event_bytes(provider, DEFAULT_MAX_EVENT_BYTES)
     }

@@ -58,6 +58,12 @@ pub struct ClientConfig {
     /// that expire are given to each attempt by the driver instead
     /// ([`crate::RunMachine::set_access_token`]). Never shown by `Debug`.
     pub access_token: Option<String>,
+    /// The most one streamed event (an SSE event, an AWS event-stream
+    /// message) may hold; a larger one is [`crate::Error::EventTooLarge`].
+    /// `None`: [`crate::DEFAULT_MAX_EVENT_BYTES`] (32 MiB, a 4K image's
+    /// base64). The client's own config sets it for its whole fallback
+    /// chain.
+    pub max_event_bytes: Option<usize>,
 }
 
 impl ClientConfig {
@@ -136,6 +142,14 @@ impl ClientConfig {
         self
     }
 
+    /// With a limit for one streamed event
+    /// ([`max_event_bytes`](Self::max_event_bytes)).
+    #[must_use]
+    pub fn with_max_event_bytes(mut self, limit: usize) -> Self {
+        self.max_event_bytes = Some(limit);
+        self
+    }
+
     /// With [`include_usage`](Self::include_usage) set.
     #[must_use]
     pub fn with_include_usage(mut self, include: bool) -> Self {
@@ -161,6 +175,7 @@ impl fmt::Debug for ClientConfig {
                 "access_token",
                 &self.access_token.as_ref().map(|_| "<redacted>"),
             )
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish()
     }
 }

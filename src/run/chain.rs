@@ -120,6 +120,12 @@ impl Chain {
         self.entries.get(i).and_then(|(c, _)| c.provider)
     }
 
+    /// The limit for one streamed event: the client's own config's, for
+    /// the whole chain.
+    pub(crate) fn max_event_bytes(&self) -> Option<usize> {
+        self.entries.first()?.0.max_event_bytes
+    }
+
     /// Whether there are providers after the first.
     pub(crate) fn has_fallback(&self) -> bool {
         self.entries.len() > 1

@@ -1,7 +1,7 @@
 //! What a driver may ask of a [`RunMachine`] between its steps, without
 //! changing it.
 
-use super::{Phase, RunMachine, Step, Timers};
+use super::{Phase, RunMachine, Source, Step, Timers};
 use crate::error::{Error, Timeout};
 use crate::model::Response;
 
@@ -53,8 +53,57 @@ impl RunMachine {
         self.pending.as_ref().map(|end| end.as_ref().map(|_| ()))
     }
 
+    /// The most one streamed event may hold: the client's own config's
+    /// limit, for the whole chain.
+    pub(super) fn max_event_bytes(&self) -> usize {
+        let own = match &self.source {
+            Source::Encode { chain, .. } => chain.max_event_bytes(),
+            Source::Given => None,
+        };
+        own.unwrap_or(crate::sse::DEFAULT_MAX_EVENT_BYTES)
+    }
+
     /// Whether the request is over (after [`Step::Done`] or [`Step::Fail`]).
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Ended
+    }
+}
+
+#[cfg(all(test, feature = "openai"))]
+mod tests {
+    use crate::{ClientConfig, Error, Message, Provider, Request, RetryPolicy, RunMachine};
+    use crate::{Step, Timers};
+
+    fn machine(config: ClientConfig) -> RunMachine {
+        let request = Request {
+            messages: vec![Message::user("Hi")],
+            ..Request::default()
+        };
+        let retry = RetryPolicy {
+            max_retries: 0,
+            ..RetryPolicy::default()
+        };
+        RunMachine::new(config, request, true, retry, Timers::default(), 1)
+    }
+
+    /// The first event of `bytes` bytes, as a stream's step.
+    fn one_event(m: &mut RunMachine, bytes: usize) -> Step {
+        assert!(matches!(m.start(), Step::Send(_)));
+        assert!(matches!(m.responded(200, Vec::new(), 0), Step::Read));
+        let event = format!("data: {}\n\n", "x".repeat(bytes));
+        m.feed(event.as_bytes(), &mut Vec::new())
+    }
+
+    #[test]
+    fn the_configs_limit_bounds_one_event_and_the_default_is_32_mib() {
+        let config = ClientConfig::new(Provider::OpenAi).with_model("m");
+        let mut small = machine(config.clone().with_max_event_bytes(1024));
+        let Step::Fail(Error::EventTooLarge { limit }) = one_event(&mut small, 2048) else {
+            panic!("an event over the config's limit fails");
+        };
+        assert_eq!(limit, 1024);
+        let mut default = machine(config);
+        assert_eq!(default.max_event_bytes(), 32 * 1024 * 1024);
+        assert!(!matches!(one_event(&mut default, 2048), Step::Fail(_)));
     }
 }

@@ -98,6 +98,10 @@ impl ConfigInput {
                 #[cfg(any(feature = "gemini", feature = "anthropic"))]
                 "accessToken" => c.access_token = read::opt_string(v, at)?,
                 "maxRetries" => input.max_retries = read::opt_u32(v, at)?,
+                "maxEventBytes" => {
+                    let limit = read::opt_u32(v, at)?.filter(|n| *n > 0);
+                    c.max_event_bytes = limit.map(|n| n as usize);
+                }
                 "fallback" => input.fallback = read::array(v, at, ConfigInput::read)?,
                 "fallbackOn" => input.fallback_on = read::array(v, at, status)?,
                 _ => {}

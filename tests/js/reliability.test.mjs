@@ -184,9 +184,43 @@ describe("resource bounds", () => {
     const { error } = await collect(c.stream({ messages: ask("hi") }));
     assert.ok(error instanceof skyl.MalformedStreamError, String(error));
     assert.equal(error.code, "event_too_large");
-    assert.match(error.message, /16777216 bytes/);
+    assert.match(error.message, /33554432 bytes/);
     const ok = await client(mock, "openai").complete({ messages: ask("hi") });
     assert.equal(ok.finishReason, "stop", "the same instance answers the next call");
+  });
+
+  test("maxEventBytes sets the limit for the whole chain, and is checked", async () => {
+    const c = client(mock, "openai", {
+      maxRetries: 0,
+      maxEventBytes: 1024 * 1024,
+      mockOptions: { huge_event: 2 * 1024 * 1024 },
+    });
+    const { error } = await collect(c.stream({ messages: ask("hi") }));
+    assert.equal(error.code, "event_too_large");
+    assert.match(error.message, /1048576 bytes/);
+    // Under the limit, the same event is read (and skipped: it is not JSON).
+    const roomy = client(mock, "openai", {
+      maxRetries: 0,
+      maxEventBytes: 4 * 1024 * 1024,
+      mockOptions: { huge_event: 2 * 1024 * 1024, tiny_events: 1 },
+    });
+    const read = await collect(roomy.stream({ messages: ask("hi") }));
+    assert.ifError(read.error);
+    for (const [options, path] of [
+      [{ maxEventBytes: 0 }, "maxEventBytes"],
+      [{ maxEventBytes: 1.5 }, "maxEventBytes"],
+      [{ maxEventBytes: "1MB" }, "maxEventBytes"],
+      [
+        { fallback: [{ provider: "openai", apiKey: "k", maxEventBytes: 9 }] },
+        "fallback[0].maxEventBytes",
+      ],
+    ]) {
+      assert.throws(
+        () => client(mock, "openai", options),
+        (e) => e instanceof skyl.InvalidRequestError && e.path === path,
+        path,
+      );
+    }
   });
 
   test("an endless stream of comments ends at the total timeout", async () => {

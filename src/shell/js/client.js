@@ -159,7 +159,14 @@ function checkCredentials(o, at) {
 }
 
 /** The options of the whole chain that one client alone sets. */
-const CHAIN_WIDE = ["fallback", "fallbackOn", "timeout", "fetch", "dangerouslyAllowBrowser"];
+const CHAIN_WIDE = [
+  "fallback",
+  "fallbackOn",
+  "timeout",
+  "fetch",
+  "dangerouslyAllowBrowser",
+  "maxEventBytes",
+];
 
 /** The fallback entries, checked, each with its retries (the client's by default). */
 function checkFallback(list, maxRetries) {
@@ -243,6 +250,9 @@ export class Client {
     const maxRetries = o.maxRetries ?? DEFAULT_MAX_RETRIES;
     const fallback = checkFallback(o.fallback, maxRetries);
     const fallbackOn = checkFallbackOn(o.fallbackOn);
+    const max = o.maxEventBytes;
+    if (max != null && !(Number.isInteger(max) && max > 0 && max <= 2 ** 32 - 1))
+      throw optionError("maxEventBytes", "must be a whole number of bytes, 1 to 4294967295");
     const t = o.timeout;
     let timeouts;
     if (typeof t === "object" && t !== null) {
@@ -288,6 +298,7 @@ export class Client {
         maxRetries: undefined,
         fallback: fallback.map((f) => wire(f, browser)),
         fallbackOn,
+        maxEventBytes: max ?? undefined,
       }),
     };
   }

@@ -319,6 +319,14 @@ export type ClientOptions = {
   maxRetries?: number;
   /** Milliseconds for the whole request, or each timeout separately. */
   timeout?: number | Timeouts;
+  /**
+   * The most bytes one streamed event may hold (default 33554432, 32 MiB: a
+   * 4K image's base64); a larger one fails the request with a
+   * `MalformedStreamError` of code `event_too_large`. A large event costs several times its size in
+   * WebAssembly memory while it is read (README, "Memory"). For the whole
+   * fallback chain.
+   */
+  maxEventBytes?: number;
   /** Allows an API key in a browser page, where every user can read it. */
   dangerouslyAllowBrowser?: boolean;
   /** `openaicompat`: ask for usage in streams (`stream_options`). */
