@@ -60,7 +60,12 @@ fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
         if step != DELIVER {
             return step;
         }
-        let out = expand_result(&run.take_output(), &mut sent).unwrap();
+        let output = run.take_output();
+        // (A string over 64 KiB comes apart, as JS takes it.)
+        while let Some(s) = run.take_apart().as_string() {
+            sent.apart.push_back(s);
+        }
+        let out = expand_result(&output, &mut sent).unwrap();
         events.extend(out["events"].as_array().unwrap().iter().cloned());
         last = out;
         run.delivered()

@@ -3,12 +3,14 @@
 //! (see `ARCHITECTURE.md`, "The boundary format"). The JS half's decoder is
 //! `js/boundary.js`; both check [`BOUNDARY_VERSION`].
 
+use std::collections::VecDeque;
+
 use serde_json::Value;
 
 /// The version of this format. The JS half (`js/boundary.js`) has its own
 /// `BOUNDARY_VERSION` and refuses a module whose [`boundary_version`]
 /// differs: bump both together whenever the format changes.
-pub(crate) const BOUNDARY_VERSION: u32 = 6;
+pub(crate) const BOUNDARY_VERSION: u32 = 7;
 
 /// The format's version (`BOUNDARY_VERSION`), for the JS half to check.
 pub fn boundary_version() -> u32 {
@@ -34,46 +36,109 @@ fn utf16_len(s: &str) -> usize {
         .sum()
 }
 
-/// Appends `s` to `strs`, recording its UTF-16 length.
-fn push_str(s: &str, strs: &mut String, lens: &mut Vec<usize>) {
-    lens.push(utf16_len(s));
-    strs.push_str(s);
+/// A string longer than this is kept apart from a run's result when the
+/// writer keeps strings apart (see [`Strs`]).
+const BIG: usize = 64 * 1024;
+
+/// The length written for a string kept apart: `-1` in the JSON.
+const APART: usize = usize::MAX;
+
+/// A string kept apart from a result, for JS to take on its own.
+#[derive(Debug)]
+pub(crate) enum Big {
+    /// A frame, shared with the decoder (not copied).
+    Shared(crate::model::Raw),
+    /// A payload, moved out of its event.
+    Owned(String),
+}
+
+impl Big {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Big::Shared(raw) => raw,
+            Big::Owned(text) => text,
+        }
+    }
+}
+
+/// Where a result's strings go: appended to `text`, their UTF-16 lengths
+/// in `lens`; or, with `apart` (a run's writer), a string over [`BIG`]
+/// bytes kept there instead, whole, for JS to take on its own
+/// (`takeApart`), so that one large event is not copied into the result
+/// in wasm memory. Its length is written as `-1`.
+struct Strs<'a> {
+    text: &'a mut String,
+    lens: &'a mut Vec<usize>,
+    apart: Option<&'a mut Vec<Big>>,
+}
+
+impl Strs<'_> {
+    fn push(&mut self, s: &str) {
+        self.lens.push(utf16_len(s));
+        self.text.push_str(s);
+    }
+
+    fn push_owned(&mut self, s: String) {
+        match &mut self.apart {
+            Some(apart) if s.len() > BIG => {
+                self.lens.push(APART);
+                apart.push(Big::Owned(s));
+            }
+            _ => self.push(&s),
+        }
+    }
+
+    fn push_raw(&mut self, raw: crate::model::Raw) {
+        match &mut self.apart {
+            Some(apart) if raw.len() > BIG => {
+                self.lens.push(APART);
+                apart.push(Big::Shared(raw));
+            }
+            _ => self.push(&raw),
+        }
+    }
+}
+
+/// What a `finish` event left out because earlier events sent it (see
+/// [`BoundaryStream::feed`]): its tool-call parts' arguments, its file
+/// parts' data.
+#[derive(Clone, Copy, Default)]
+struct FromEvents {
+    args: bool,
+    files: bool,
 }
 
 /// Writes `ev` as JSON with its strings moved out (see [`BoundaryStream::feed`]
 /// for which and in what order); a `finish` event in its compact form.
-/// `calls_sent` counts the `tool_call` events written so far; returns true
-/// if this is a `finish` event whose tool-call parts' arguments were left
-/// out because they are those events' (see [`BoundaryStream::feed`]).
+/// `sent` counts the `tool_call` and `file` events written so far.
 fn write_event(
     mut ev: StreamEvent,
     out: &mut Vec<u8>,
-    strs: &mut String,
-    lens: &mut Vec<usize>,
-    calls_sent: &mut usize,
+    strs: &mut Strs<'_>,
+    sent: &mut Sent,
     edits: &mut impl Iterator<Item = Vec<Edit>>,
-) -> bool {
-    let mut args_from_events = false;
-    push_str(&ev.take_raw(), strs, lens);
+) -> FromEvents {
+    let mut from_events = FromEvents::default();
+    strs.push_raw(ev.take_raw());
     let mut w = Out::from_bytes(std::mem::take(out));
     match ev {
         // The common events are one digit: JS builds the object (it is
         // `{"type":"text"|"reasoning","text":..,"raw":..}`).
         StreamEvent::Text { text, .. } => {
-            push_str(&text, strs, lens);
+            strs.push_owned(text);
             w.json("0");
         }
         StreamEvent::Reasoning { text, .. } => {
-            push_str(&text, strs, lens);
+            strs.push_owned(text);
             w.json("1");
         }
         StreamEvent::ToolCall { mut call, .. } => {
-            push_str(&std::mem::take(&mut call.arguments), strs, lens);
+            strs.push_owned(std::mem::take(&mut call.arguments));
             let mut o = w.object();
             o.str("type", "tool_call");
             to_json::tool_call(&mut o.object("call"), &call);
             o.str("raw", "");
-            *calls_sent += 1;
+            sent.calls += 1;
         }
         StreamEvent::ToolCallStart {
             id, name, index, ..
@@ -92,16 +157,16 @@ fn write_event(
             arguments_delta,
             ..
         } => {
-            push_str(&arguments_delta, strs, lens);
+            strs.push_owned(arguments_delta);
             let mut a = w.array();
             a.json("2");
             a.uint(index as u64);
-            write_edits(&mut a, edits.next().unwrap_or_default(), strs, lens);
+            write_edits(&mut a, edits.next().unwrap_or_default(), strs);
         }
         StreamEvent::OutputDelta { .. } => {
             let mut a = w.array();
             a.json("3");
-            write_edits(&mut a, edits.next().unwrap_or_default(), strs, lens);
+            write_edits(&mut a, edits.next().unwrap_or_default(), strs);
         }
         StreamEvent::Usage { usage, .. } => {
             let mut o = w.object();
@@ -109,8 +174,15 @@ fn write_event(
             to_json::usage(&mut o.object("usage"), &usage);
             o.str("raw", "");
         }
-        // (The file's base64 is in the JSON: it needs no escaping.)
-        StreamEvent::File { file, .. } => {
+        // Its base64 is one of the strings, never in the JSON.
+        StreamEvent::File { mut file, .. } => {
+            if let Part::File {
+                data: Some(data), ..
+            } = &mut file
+            {
+                strs.push_owned(std::mem::take(data));
+                sent.files += 1;
+            }
             let mut o = w.object();
             o.str("type", "file");
             to_json::part(&mut o.object("file"), &file);
@@ -127,21 +199,31 @@ fn write_event(
             // The core emits one `tool_call` event per tool-call part, in
             // the order of the parts, with the same arguments: if the counts
             // agree, JS takes the arguments from those events.
+            // So does a `file` event per file part: JS takes their data
+            // from those events the same way.
             let parts = &mut response.message.parts;
-            let calls = parts
-                .iter()
-                .filter(|p| matches!(p, Part::ToolCall { .. }))
-                .count();
-            args_from_events = calls == *calls_sent;
+            let count = |f: fn(&Part) -> bool| parts.iter().filter(|p| f(p)).count();
+            from_events = FromEvents {
+                args: count(|p| matches!(p, Part::ToolCall { .. })) == sent.calls,
+                files: count(|p| matches!(p, Part::File { data: Some(_), .. })) == sent.files,
+            };
             for part in parts {
                 match part {
                     Part::Text { text, .. } | Part::Reasoning { text, .. } => {
-                        push_str(&std::mem::take(text), strs, lens);
+                        strs.push_owned(std::mem::take(text));
                     }
                     Part::ToolCall { arguments, .. } => {
                         let arguments = std::mem::take(arguments);
-                        if !args_from_events {
-                            push_str(&arguments, strs, lens);
+                        if !from_events.args {
+                            strs.push_owned(arguments);
+                        }
+                    }
+                    Part::File {
+                        data: Some(data), ..
+                    } => {
+                        let data = std::mem::take(data);
+                        if !from_events.files {
+                            strs.push_owned(data);
                         }
                     }
                     _ => {}
@@ -161,7 +243,14 @@ fn write_event(
         }
     }
     *out = w.into_bytes();
-    args_from_events
+    from_events
+}
+
+/// The `tool_call` and `file` events a decoder has written so far.
+#[derive(Debug, Default)]
+pub(crate) struct Sent {
+    calls: usize,
+    files: usize,
 }
 
 /// A progress event's edits, which JS applies to the value it keeps for
@@ -169,7 +258,7 @@ fn write_event(
 /// the value at the path, 1 appending text to the string there (the text
 /// is among the event's strings, in order, so it is never escaped); a path
 /// is an array of keys and indices.
-fn write_edits(a: &mut Arr, edits: Vec<Edit>, strs: &mut String, lens: &mut Vec<usize>) {
+fn write_edits(a: &mut Arr, edits: Vec<Edit>, strs: &mut Strs<'_>) {
     let mut list = a.array();
     for edit in edits {
         let mut e = list.array();
@@ -193,7 +282,7 @@ fn write_edits(a: &mut Arr, edits: Vec<Edit>, strs: &mut String, lens: &mut Vec<
         drop(p);
         match edit {
             Edit::Set(_, v) => e.value(&v),
-            Edit::Append(_, text) => push_str(&text, strs, lens),
+            Edit::Append(_, text) => strs.push_owned(text),
         }
     }
 }
@@ -207,6 +296,11 @@ pub struct Expansion {
     pub sent: Vec<String>,
     /// Each started call's id, at its progress index.
     pub ids: Vec<Value>,
+    /// The data of the `file` events so far, in order.
+    pub files: Vec<String>,
+    /// The strings kept apart from the result to expand (`-1` lengths), in
+    /// order: a run's `take_apart`, put here before each result.
+    pub apart: VecDeque<String>,
 }
 
 /// Expands a [`BoundaryStream`] result the way the JS shell does: the events
@@ -219,25 +313,36 @@ pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
     if result.is_empty() {
         return Some(serde_json::json!({ "events": [] }));
     }
-    let (json, strs) = result.split_once('\0')?;
+    let (strs, json) = result.rsplit_once('\0')?;
     let mut out: Value = serde_json::from_str(json).ok()?;
     let lens = out
         .get("lens")?
         .as_array()?
         .iter()
-        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+        .map(|n| match n.as_i64() {
+            Some(-1) => Some(APART),
+            _ => n.as_u64().and_then(|n| usize::try_from(n).ok()),
+        })
         .collect::<Option<Vec<usize>>>()?;
+    let mut apart = std::mem::take(&mut state.apart);
     let units: Vec<u16> = strs.encode_utf16().collect();
     let (mut at, mut k) = (0usize, 0usize);
     let mut next = || -> Option<Value> {
         let n = *lens.get(k)?;
+        if n == APART {
+            k += 1;
+            return apart.pop_front().map(Value::from);
+        }
         let text = String::from_utf16(units.get(at..at.checked_add(n)?)?).ok()?;
         k += 1;
         at += n;
         Some(Value::from(text))
     };
-    let Expansion { sent, ids } = state;
-    let from_events = out.get("argsFromEvents") == Some(&Value::Bool(true));
+    let Expansion {
+        sent, ids, files, ..
+    } = state;
+    let flag = |k: &str| out.get(k) == Some(&Value::Bool(true));
+    let (from_events, files_from_events) = (flag("argsFromEvents"), flag("filesFromEvents"));
     for ev in out.get_mut("events")?.as_array_mut()? {
         if let Some(kind) = ev.as_u64() {
             let kind = if kind == 0 { "text" } else { "reasoning" };
@@ -259,6 +364,14 @@ pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
                     .as_object_mut()?
                     .insert("arguments".into(), arguments);
             }
+            Some("file") => {
+                let file = ev.get_mut("file")?.as_object_mut()?;
+                if file.contains_key("data") {
+                    let data = next()?;
+                    files.push(data.as_str()?.to_string());
+                    file.insert("data".into(), data);
+                }
+            }
             Some("tool_call_start") => {
                 let index = usize::try_from(ev.get("index")?.as_u64()?).ok()?;
                 if ids.len() <= index {
@@ -272,7 +385,7 @@ pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
                     .get_mut("message")?
                     .get_mut("parts")?
                     .as_array_mut()?;
-                let mut call = 0;
+                let (mut call, mut file) = (0, 0);
                 for part in parts {
                     let part = part.as_object_mut()?;
                     match part.get("type").and_then(Value::as_str) {
@@ -287,6 +400,15 @@ pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
                             };
                             call += 1;
                             part.insert("arguments".into(), arguments);
+                        }
+                        Some("file") if part.contains_key("data") => {
+                            let data = if files_from_events {
+                                Value::from(files.get(file)?.clone())
+                            } else {
+                                next()?
+                            };
+                            file += 1;
+                            part.insert("data".into(), data);
                         }
                         _ => {}
                     }
@@ -352,8 +474,11 @@ pub(crate) struct Writer {
     pub(crate) provider: &'static str,
     /// The events to write next.
     pub(crate) events: Vec<StreamEvent>,
-    /// `tool_call` events written so far.
-    calls_sent: usize,
+    /// `tool_call` and `file` events written so far.
+    sent: Sent,
+    /// The strings kept apart from the last result, for JS to take in
+    /// order (a run's writer; `None`: every string is in the result).
+    apart: Option<Vec<Big>>,
     /// The edits of the progress events among `events`, in order.
     pub(crate) edits: Vec<Vec<Edit>>,
     /// The buffers a result is written in, kept from one result to the
@@ -400,10 +525,24 @@ impl Writer {
         Writer {
             provider: provider.name(),
             events: Vec::new(),
-            calls_sent: 0,
+            sent: Sent::default(),
+            apart: None,
             edits: Vec::new(),
             scratch: Scratch::default(),
         }
+    }
+
+    /// A writer that keeps strings over [`BIG`] bytes apart from its
+    /// results (a run's, for the JS half, which takes them with
+    /// [`Self::take_apart`]).
+    pub(crate) fn keeping_apart(mut self) -> Self {
+        self.apart = Some(Vec::new());
+        self
+    }
+
+    /// The next string kept apart from the last result.
+    pub(crate) fn take_apart(&mut self) -> Option<Big> {
+        self.apart.as_mut()?.pop()
     }
 
     /// A result: the events, then the error, or `"done": true` when `end`
@@ -429,41 +568,69 @@ impl Writer {
     fn events_json(&mut self) {
         let Scratch { out, strs, lens } = &mut self.scratch;
         out.extend_from_slice(b"{\"events\":[");
-        let mut args_from_events = false;
+        // (What JS did not take of an earlier result is not for this one.)
+        if let Some(a) = &mut self.apart {
+            a.clear();
+        }
+        let mut strs = Strs {
+            text: strs,
+            lens,
+            apart: self.apart.as_mut(),
+        };
+        let mut from_events = FromEvents::default();
         let mut edits = std::mem::take(&mut self.edits).into_iter();
         for (i, ev) in self.events.drain(..).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            args_from_events |= write_event(ev, out, strs, lens, &mut self.calls_sent, &mut edits);
+            let f = write_event(ev, out, &mut strs, &mut self.sent, &mut edits);
+            from_events.args |= f.args;
+            from_events.files |= f.files;
+        }
+        if let Some(a) = &mut strs.apart {
+            a.reverse(); // (taken from the end, in order)
         }
         out.extend_from_slice(b"],\"lens\":[");
-        for (i, n) in lens.iter().enumerate() {
+        for (i, n) in strs.lens.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            push_decimal(out, *n as u64);
+            match *n {
+                APART => out.extend_from_slice(b"-1"),
+                n => push_decimal(out, n as u64),
+            }
         }
         out.push(b']');
-        if args_from_events {
+        if from_events.args {
             out.extend_from_slice(b",\"argsFromEvents\":true");
+        }
+        if from_events.files {
+            out.extend_from_slice(b",\"filesFromEvents\":true");
         }
     }
 
-    /// The result: the JSON object closed, a NUL (which JSON text never
-    /// contains unescaped), then the payload strings, in one string of the
-    /// exact size; the scratch buffers are emptied for the next result.
+    /// The result: the payload strings, a NUL (which the JSON part never
+    /// contains unescaped: JS finds it from the end), then the JSON object,
+    /// closed. A small result is copied into a string of its exact size and
+    /// the scratch buffers kept for the next; a large one's strings become
+    /// the result, not copied.
     fn seal(&mut self) -> String {
-        let Scratch { out, strs, .. } = &self.scratch;
+        let Scratch { out, strs, .. } = &mut self.scratch;
         // The JSON part is the JSON writer's output and ASCII punctuation,
         // so UTF-8; usually small (the strings, most of the bytes, are
         // already `str`), so only it is checked.
         let json = String::from_utf8_lossy(out);
-        let mut text = String::with_capacity(json.len() + 2 + strs.len());
+        let mut text = if strs.len() > Scratch::KEEP {
+            std::mem::take(strs)
+        } else {
+            let mut text = String::with_capacity(strs.len() + 2 + json.len());
+            text.push_str(strs);
+            text
+        };
+        text.reserve_exact(json.len() + 2);
+        text.push('\0');
         text.push_str(&json);
         text.push('}');
-        text.push('\0');
-        text.push_str(strs);
         self.scratch.clear();
         text
     }
@@ -564,7 +731,7 @@ mod tests {
     /// after checking that no payload is inside the JSON part; `calls`
     /// carries the `tool_call` arguments across one decoder's results.
     fn rebuild_with(s: &str, calls: &mut Expansion) -> Value {
-        if let Some((json, _)) = s.split_once('\0') {
+        if let Some((_, json)) = s.rsplit_once('\0') {
             for ev in v(json)["events"].as_array().unwrap() {
                 assert!(
                     ev.is_u64() || ev.is_array() || ev["raw"] == "",
@@ -763,7 +930,11 @@ mod tests {
                 let mut events = Vec::new();
                 let mut deliver = |run: &mut BoundaryRun, mut step: u32| {
                     while step == 4 {
-                        let out = expand_result(&run.take_output(), &mut state).unwrap();
+                        let output = run.take_output();
+                        while let Some(s) = run.take_apart_with(str::to_string) {
+                            state.apart.push_back(s);
+                        }
+                        let out = expand_result(&output, &mut state).unwrap();
                         events.extend(out["events"].as_array().unwrap().clone());
                         step = run.delivered();
                     }

@@ -162,7 +162,7 @@ impl BoundaryRun {
             machine,
             label,
             stream,
-            writer: provider.map(Writer::new),
+            writer: provider.map(|p| Writer::new(p).keeping_apart()),
             out: Vec::new(),
             input: Vec::new(),
             output: String::new(),
@@ -412,6 +412,14 @@ impl BoundaryRun {
     /// out, the response, or the error.
     pub fn take_output(&mut self) -> String {
         std::mem::take(&mut self.output)
+    }
+
+    /// The next string the last events' result kept apart (its length
+    /// written `-1`: one over 64 KiB), given to `f`, in order; `None` when
+    /// there is none left.
+    pub fn take_apart_with<R>(&mut self, f: impl FnOnce(&str) -> R) -> Option<R> {
+        let big = self.writer.as_mut()?.take_apart()?;
+        Some(f(big.as_str()))
     }
 }
 

@@ -199,6 +199,13 @@ impl Run {
     pub fn take_output(&mut self) -> String {
         self.inner.take_output()
     }
+
+    /// The next string the last events' result kept apart, as a JS string
+    /// made straight from wasm memory (not copied there first).
+    #[wasm_bindgen(js_name = takeApart)]
+    pub fn take_apart(&mut self) -> JsValue {
+        (self.inner.take_apart_with(JsValue::from_str)).unwrap_or(JsValue::UNDEFINED)
+    }
 }
 
 /// One `client.run` ([`jsapi::BoundaryLoop`]): each method returns what

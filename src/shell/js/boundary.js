@@ -33,8 +33,14 @@
 //
 // A stream result (BoundaryStream::feed and ::finish in src/shell/boundary.rs):
 //
-//   {"events":[..],"lens":[..](,"argsFromEvents":true)(,"error":{..}|,"done":true)}
-//   then a NUL, then the events' strings, concatenated.
+//   the events' strings, concatenated, then a NUL, then
+//   {"events":[..],"lens":[..](,"argsFromEvents":true)(,"filesFromEvents":true)(,"error":{..}|,"done":true)}
+// A run's result keeps a string over 64 KiB apart: its length is -1, and
+// the run's takeApart() gives it, in order (`apart`), as a JS string made
+// straight from wasm memory, so that one large event is not copied there.
+// (The JSON part never holds a NUL unescaped: decoded() finds the last
+// one. Strings first, so that a large event's strings become the result
+// in wasm without a copy.)
 //
 // Each event's strings are left out of the JSON (empty there) and follow
 // it, so they are never escaped or parsed: `lens` gives each one's length
@@ -45,19 +51,21 @@
 //     then its `text` (decoded() builds `{type, text, raw}`);
 //   - a `tool_call` event (`{"type":"tool_call","call":{id, name, ..}}`):
 //     then its call's `arguments`;
+//   - a `file` event: then its file's base64 `data`;
 //   - a `finish` event: then, for each part of `response.message.parts` in
-//     order, the `text` of a text or reasoning part and the `arguments` of
-//     a tool-call part. With `"argsFromEvents": true` the tool-call parts'
-//     arguments are not sent again: they are those of this decoder's
-//     `tool_call` events, in order (the core emits one per tool-call part,
-//     with the same arguments; the flag is set when the counts agree), kept
-//     across results in the run's `sent`;
+//     order, the `text` of a text or reasoning part, the `arguments` of
+//     a tool-call part and the `data` of a file part. With
+//     `"argsFromEvents": true` the tool-call parts' arguments are not sent
+//     again: they are those of this decoder's `tool_call` events, in order
+//     (the core emits one per tool-call part, with the same arguments; the
+//     flag is set when the counts agree), kept across results in the run's
+//     `sent`; with `"filesFromEvents": true`, likewise the file parts' data
+//     (from the `file` events, kept in the progress state's `files`);
 //   - a progress event, written as an array: `[2, index, edits]` for a
 //     `tool_call_delta` (its id is that of the call's `tool_call_start`,
 //     by index), then its `argumentsDelta`; `[3, edits]` for an
 //     `output_delta`; then, for each edit that appends, its text;
-//   - `usage`, `warning`, `tool_call_start` and `file` events: nothing
-//     more (a file's base64 `data` stays in the JSON: it needs no escaping).
+//   - `usage`, `warning` and `tool_call_start` events: nothing more.
 // A progress event's `edits` say how the value read so far changed:
 // `[0, path, value]` sets the value at the path (the whole value for
 // `[]`), `[1, path]` appends the edit's text to the string there; a path
@@ -83,7 +91,7 @@ import { localError, SkylError } from "./errors.js";
  * src/shell/boundary.rs, returned by `boundaryVersion()`. Both change
  * together, whenever the format does.
  */
-export const BOUNDARY_VERSION = 6;
+export const BOUNDARY_VERSION = 7;
 
 let versionChecked = false;
 
@@ -165,10 +173,11 @@ const shallow = (x) => (Array.isArray(x) ? x.slice() : { ...x });
 /**
  * What decoded() keeps from one result of a run to the next for progress
  * events: the value read so far of each call (by index) and of the answer
- * (`"output"`), and each call's id (by index, from its `tool_call_start`).
+ * (`"output"`), each call's id (by index, from its `tool_call_start`), and
+ * the data of the `file` events (for a finish with `filesFromEvents`).
  */
 export function progressState() {
-  return { values: new Map(), ids: [] };
+  return { values: new Map(), ids: [], files: [] };
 }
 
 /**
@@ -214,19 +223,21 @@ function edited(state, key, edits, next) {
  * built, `response` the finish event's when `done`. `sent` holds the
  * arguments of the decoder's tool_call events so far (appended to);
  * `progress` what progress events need from earlier results
- * (progressState()).
+ * (progressState()); `apart()` the next string the result kept apart.
  */
-export function decoded(text, sent, progress = progressState()) {
+export function decoded(text, sent, progress = progressState(), apart = null) {
   const one = oneTextEvent(text);
   if (one !== null) return one;
-  const cut = text.indexOf("\0");
-  const out = JSON.parse(text.slice(0, cut));
+  const cut = text.lastIndexOf("\0");
+  const out = JSON.parse(text.slice(cut + 1));
   const lens = out.lens;
-  let at = cut + 1;
+  let at = 0;
   let k = 0;
   const next = () => {
+    const n = lens[k++];
+    if (n < 0) return apart();
     const from = at;
-    at += lens[k++];
+    at += n;
     return text.slice(from, at);
   };
   const events = out.events;
@@ -265,11 +276,20 @@ export function decoded(text, sent, progress = progressState()) {
         ev.call.arguments = next();
         sent.push(ev.call.arguments);
         break;
+      case "file":
+        if (ev.file.data !== undefined) {
+          ev.file.data = next();
+          progress.files.push(ev.file.data);
+        }
+        break;
       case "finish": {
         let c = 0;
+        let f = 0;
         for (const p of ev.response.message.parts) {
           if (p.type === "text" || p.type === "reasoning") p.text = next();
           else if (p.type === "tool_call") p.arguments = out.argsFromEvents ? sent[c++] : next();
+          else if (p.type === "file" && p.data !== undefined)
+            p.data = out.filesFromEvents ? progress.files[f++] : next();
         }
         ev.response = completeResponse(ev.response);
       }
@@ -284,31 +304,30 @@ export function decoded(text, sent, progress = progressState()) {
 const ONE_TEXT = '{"events":[0],"lens":[';
 
 /**
- * The commonest result, one text event and nothing else
- * (`{"events":[0],"lens":[R,T]}`, a NUL, the raw frame, the text), read
- * without JSON.parse; `null` for any other result, which decoded() reads
- * in full. (Measured: JSON.parse of this small index was most of
- * decoded()'s cost per text event; bench/README.md.)
+ * The commonest result, one text event and nothing else (the raw frame,
+ * the text, a NUL, `{"events":[0],"lens":[R,T]}`), read without
+ * JSON.parse; `null` for any other result, which decoded() reads in full.
+ * (Measured: JSON.parse of this small index was most of decoded()'s cost
+ * per text event; bench/README.md.)
  */
 function oneTextEvent(text) {
-  if (!text.startsWith(ONE_TEXT)) return null;
-  let at = ONE_TEXT.length;
+  const cut = text.lastIndexOf("\0");
+  if (cut < 0 || !text.startsWith(ONE_TEXT, cut + 1)) return null;
+  let at = cut + 1 + ONE_TEXT.length;
+  const first = at;
   let raw = 0;
   let c = text.charCodeAt(at);
   for (; c >= 48 && c <= 57; c = text.charCodeAt(++at)) raw = raw * 10 + c - 48;
-  if (c !== 44 || at === ONE_TEXT.length) return null; // ","
+  if (c !== 44 || at === first) return null; // ","
   const from = ++at;
   let len = 0;
   c = text.charCodeAt(at);
   for (; c >= 48 && c <= 57; c = text.charCodeAt(++at)) len = len * 10 + c - 48;
-  // "]}" then the NUL: nothing after the lengths.
-  if (at === from || c !== 93 || text.charCodeAt(at + 1) !== 125 || text.charCodeAt(at + 2) !== 0)
+  // "]}" and nothing after the lengths; the strings fill what is before.
+  if (at === from || c !== 93 || text.charCodeAt(at + 1) !== 125 || at + 2 !== text.length)
     return null;
-  const start = at + 3;
-  if (start + raw + len !== text.length) return null;
-  return {
-    events: [{ type: "text", text: text.slice(start + raw), raw: text.slice(start, start + raw) }],
-  };
+  if (raw + len !== cut) return null;
+  return { events: [{ type: "text", text: text.slice(raw, cut), raw: text.slice(0, raw) }] };
 }
 
 /** The module's memory as bytes (a new view after the memory grows). */

@@ -393,6 +393,7 @@ export class Run {
           call(() => this.m.takeOutput()),
           sent,
           progress,
+          () => call(() => this.m.takeApart()),
         );
         for (const ev of chunk.events) {
           // stream.abort() or the caller's signal while the loop body ran:
