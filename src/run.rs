@@ -229,7 +229,8 @@ impl RunMachine {
             if self.stream {
                 let (progress, limit) = (self.progress, self.max_event_bytes());
                 self.decoder = (self.provider)
-                    .map(|p| StreamDecoder::with_max_event_bytes(p, limit).with_progress(progress));
+                    .map(|p| StreamDecoder::with_max_event_bytes(p, limit).with_progress(progress))
+                    .map(StreamDecoder::finished_once);
             }
         } else {
             self.phase = Phase::ReadingError;

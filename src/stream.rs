@@ -61,6 +61,10 @@ pub struct StreamDecoder {
     /// Passed with deltas that never keep their frame.
     no_frame: Raw,
     outcome: Option<Result<Response, Error>>,
+    /// Whether a finished response is kept for a second `finish` (the run
+    /// machine never asks twice: it keeps none, so that a large response is
+    /// not held twice).
+    keep_response: bool,
     /// The body so far while no SSE event has come (up to the event size
     /// limit; `None` once one has, past the limit, or once the body cannot
     /// be JSON): a body without SSE framing (a JSON error, or a whole
@@ -87,6 +91,7 @@ impl StreamDecoder {
             last_frame: LastFrame::Text(String::new()),
             no_frame: Raw::from(""),
             outcome: None,
+            keep_response: true,
             unframed: Some(Vec::new()),
         }
     }
@@ -208,8 +213,18 @@ impl StreamDecoder {
                 self.apply(&mut held, Ok(()), &raw, out)?;
                 self.acc.finish(&raw, out)
             });
-        self.outcome = Some(result.clone());
+        self.outcome = Some(match &result {
+            Ok(_) if !self.keep_response => Ok(Response::default()),
+            other => other.clone(),
+        });
         result
+    }
+
+    /// For a caller that calls [`Self::finish`] once: a second call would
+    /// get an empty response.
+    pub(crate) fn finished_once(mut self) -> Self {
+        self.keep_response = false;
+        self
     }
 
     /// A body with no SSE framing at all: a whole response (a server or
