@@ -233,13 +233,14 @@ impl Accumulator {
         }
     }
 
-    /// Text: appended to the response and the open text part, and handed
-    /// out (an empty delta is nothing).
+    /// Text: appended to the open text part, and handed out (an empty
+    /// delta is nothing). The response's `text` is the text parts joined,
+    /// written when the response leaves ([`with_text`]), not kept beside
+    /// them: a large text is held once.
     fn text(&mut self, text: String, raw: &Raw, out: &mut Vec<StreamEvent>) {
         if text.is_empty() {
             return;
         }
-        self.response.text.push_str(&text);
         self.append_text(&text);
         let progress = self.tracker.output(&text, raw);
         self.push(
@@ -259,7 +260,6 @@ impl Accumulator {
         if text.is_empty() {
             return;
         }
-        self.response.reasoning.push_str(&text);
         self.append_reasoning(&text, None);
         self.push(
             out,
@@ -508,7 +508,7 @@ impl Accumulator {
 
     /// What has been assembled so far, with open calls listed as incomplete.
     pub(crate) fn snapshot(&self, reason: &str) -> Response {
-        let mut r = self.response.clone();
+        let mut r = with_text(self.response.clone());
         self.usage_text.current(&mut r.usage);
         for call in &self.open {
             r.incomplete_tool_calls.push(IncompleteToolCall {
@@ -533,7 +533,7 @@ impl Accumulator {
             self.abandon_open_calls("the stream ended inside the call", raw, out);
             return Err(Error::StreamEndedEarly {
                 events_emitted: self.events_emitted,
-                partial: Box::new(self.response.clone()),
+                partial: Box::new(with_text(self.response.clone())),
             });
         }
         self.abandon_open_calls("the turn ended before the call was complete", raw, out);
@@ -548,7 +548,7 @@ impl Accumulator {
                 },
             );
         }
-        let response = std::mem::take(&mut self.response);
+        let response = with_text(std::mem::take(&mut self.response));
         self.push(
             out,
             StreamEvent::Finish {
@@ -569,6 +569,21 @@ impl Accumulator {
         acc.apply(Delta::Terminal, raw, &mut sink);
         acc.finish(raw, &mut sink)
     }
+}
+
+/// `r` with its `text` and `reasoning`: its text and reasoning parts'
+/// texts joined (every delta went to a part, in order).
+fn with_text(mut r: Response) -> Response {
+    let (mut text, mut reasoning) = (String::new(), String::new());
+    for part in &r.message.parts {
+        match part {
+            Part::Text { text: t, .. } => text.push_str(t),
+            Part::Reasoning { text: t, .. } => reasoning.push_str(t),
+            _ => {}
+        }
+    }
+    (r.text, r.reasoning) = (text, reasoning);
+    r
 }
 
 /// An id for a call that came without one (vLLM and others may omit
