@@ -53,6 +53,13 @@ pub struct SseEvent {
 pub struct SseParser {
     /// Bytes of the line not yet ended.
     line: Vec<u8>,
+    /// The rest of a line longer than [`MAX_SPARE`], as it came: joined
+    /// once, at the line's end, into one buffer of its size (a buffer grown
+    /// as it came would leave about its size unused, and as much again of
+    /// the blocks it outgrew, in wasm memory that is never returned).
+    more: Vec<Vec<u8>>,
+    /// The bytes in `more`.
+    more_len: usize,
     /// The last chunk ended in CR: an LF at the start of the next is part of
     /// that line end.
     after_cr: bool,
@@ -90,6 +97,8 @@ impl SseParser {
     pub fn with_max_event_bytes(limit: usize) -> Self {
         SseParser {
             line: Vec::new(),
+            more: Vec::new(),
+            more_len: 0,
             after_cr: false,
             first_line: true,
             event: None,
@@ -143,20 +152,29 @@ impl SseParser {
                     None => self.after_cr = true,
                 }
             }
-            if self.line.is_empty() {
+            if self.pending_len() == 0 {
                 self.check_size(line.len())?;
                 self.process_line(line, out);
-            } else {
+            } else if self.more.is_empty() {
                 self.check_size(self.line.len() + line.len())?;
                 let mut whole = std::mem::take(&mut self.line);
                 whole.extend_from_slice(line);
+                self.process_gathered(whole, out);
+            } else {
+                self.check_size(self.pending_len() + line.len())?;
+                let whole = self.joined(line);
                 self.process_gathered(whole, out);
             }
             rest = tail;
         }
         if !rest.is_empty() {
-            self.check_size(self.line.len() + rest.len())?;
-            self.line.extend_from_slice(rest);
+            self.check_size(self.pending_len() + rest.len())?;
+            if self.more.is_empty() && self.line.len() + rest.len() <= MAX_SPARE {
+                self.line.extend_from_slice(rest);
+            } else {
+                self.more.push(rest.to_vec());
+                self.more_len += rest.len();
+            }
         }
         Ok(())
     }
@@ -168,8 +186,10 @@ impl SseParser {
         if self.failed {
             return Err(self.too_large());
         }
-        let dropped = !self.line.is_empty();
+        let dropped = self.pending_len() > 0;
         self.line.clear();
+        self.more = Vec::new();
+        self.more_len = 0;
         self.dispatch(out);
         Ok(dropped)
     }
@@ -184,6 +204,8 @@ impl SseParser {
         if self.data.len().saturating_add(line_len) > self.max_event_bytes {
             self.failed = true;
             self.line = Vec::new();
+            self.more = Vec::new();
+            self.more_len = 0;
             self.data = String::new();
             return Err(self.too_large());
         }
@@ -194,7 +216,41 @@ impl SseParser {
     /// for the next line only if it is small, so that one huge event does
     /// not hold its memory for the rest of the stream (in wasm, memory once
     /// grown is never returned, and what is freed can be reused).
+    /// The bytes of the line not yet ended.
+    fn pending_len(&self) -> usize {
+        self.line.len() + self.more_len
+    }
+
+    /// The long line ended by `last`, in one buffer of its size (and room
+    /// for the `\n` its data takes); `line` is kept, emptied.
+    fn joined(&mut self, last: &[u8]) -> Vec<u8> {
+        let mut whole = Vec::with_capacity(self.pending_len() + last.len() + 1);
+        whole.extend_from_slice(&self.line);
+        self.line.clear();
+        for piece in std::mem::take(&mut self.more) {
+            whole.extend_from_slice(&piece);
+        }
+        self.more_len = 0;
+        whole.extend_from_slice(last);
+        whole
+    }
+
     fn process_gathered(&mut self, mut whole: Vec<u8>, out: &mut Vec<SseEvent>) {
+        // A large `data:` line that begins its event's data becomes that
+        // data: its bytes are moved, not copied.
+        let big = whole.len() > MAX_SPARE && self.data.is_empty() && !self.first_line;
+        if big && whole.get(..5) == Some(b"data:") {
+            let start = if whole.get(5) == Some(&b' ') { 6 } else { 5 };
+            whole.copy_within(start.., 0);
+            whole.truncate(whole.len().saturating_sub(start));
+            whole.push(b'\n');
+            self.data = match String::from_utf8(whole) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
+            self.has_data = true;
+            return;
+        }
         self.process_line(&whole, out);
         if whole.capacity() <= MAX_SPARE {
             whole.clear();
@@ -290,6 +346,37 @@ mod tests {
 
     fn data(events: &[SseEvent]) -> Vec<&str> {
         events.iter().map(|e| e.data.as_str()).collect()
+    }
+
+    /// A large data line that came in pieces becomes the event's data
+    /// without a copy: the same data as any other line, with or without
+    /// the space, with a second data line, with bytes that are not UTF-8,
+    /// after an earlier event.
+    #[test]
+    fn a_large_gathered_line_reads_as_any_other() {
+        let big = "é".repeat(50_000);
+        for (text, want) in [
+            (format!("data: {big}\n\n"), big.clone()),
+            (format!("data:{big}\n\n"), big.clone()),
+            (
+                format!("event: x\ndata: {big}\ndata: two\n\n"),
+                format!("{big}\ntwo"),
+            ),
+            (format!("data: a\n\ndata: {big}\n\n"), big.clone()),
+        ] {
+            let bytes = text.as_bytes();
+            for size in [4096, 100_000, bytes.len()] {
+                let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
+                let got = decode_chunks(&chunks);
+                assert_eq!(got.last().unwrap().data, want, "{size}");
+            }
+        }
+        let mut bytes = b"data: ".to_vec();
+        bytes.extend(std::iter::repeat_n(b'x', 70_000));
+        bytes.extend(b"\xFF\n\n");
+        let got = decode_chunks(&bytes.chunks(4096).collect::<Vec<_>>());
+        assert!(got[0].data.ends_with("x\u{FFFD}"));
+        assert_eq!(got[0].data.len(), 70_000 + 3);
     }
 
     /// Recycled strings hold the next events, cleared: nothing of the old
