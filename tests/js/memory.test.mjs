@@ -6,6 +6,8 @@
 // under load in a Worker: scripts/worker-memory.mjs, RELIABILITY.md.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { skyl } from "./helpers.mjs";
 
 const { decodeStream, wasmMemorySize } = skyl;
@@ -115,12 +117,12 @@ const MiB4 = 4 * 1024 * 1024;
 test("a large event is held once while it arrives", async () => {
   const rest = wasmMemorySize();
   await decode(bigEventStream(MiB4, true));
-  // The line grows by doubling (up to twice the event, with the smaller
-  // buffers it left behind), then the event's data and its frame, which
-  // goes to JS in a warning: about 4x. Before, the body was also kept
-  // whole as a possible JSON body without SSE framing: about 6x.
+  // The line's pieces, then the line joined once, which becomes the
+  // event's data, and its frame, which goes to JS in a warning: 3x. (Grown
+  // by doubling, the line alone took up to 4x; before that, the body was
+  // also kept whole as a possible JSON body without SSE framing: 6x.)
   const grown = wasmMemorySize() - rest;
-  assert.ok(grown <= 5 * MiB4, `${grown} bytes for a ${MiB4}-byte event`);
+  assert.ok(grown <= 3 * MiB4, `${grown} bytes for a ${MiB4}-byte event`);
 });
 
 test("a large event's memory is reused: after two, more do not grow it", async () => {
@@ -128,10 +130,42 @@ test("a large event's memory is reused: after two, more do not grow it", async (
   const rest = wasmMemorySize();
   for (let i = 0; i < 2; i++) assert.equal((await decode(big)).text.length, MiB4);
   const after = wasmMemorySize();
-  // (Several copies are alive at once: the event, its text, its raw frame,
-  // the response's text, the result for JS; see RELIABILITY.md.)
-  assert.ok(after - rest <= 12 * MiB4, `${after - rest} bytes for a ${MiB4}-byte event`);
+  // (Several copies are alive at once: its frame, its text, the message's
+  // text part; see RELIABILITY.md.)
+  assert.ok(after - rest <= 6 * MiB4, `${after - rest} bytes for a ${MiB4}-byte event`);
   for (let i = 0; i < 3; i++) await decode(big);
   for (let i = 0; i < 50; i++) await decode(TOOL_STREAM);
   assert.equal(wasmMemorySize(), after);
 });
+
+/**
+ * The peak for one event of `bytes` in a fresh instance (a child process:
+ * wasm memory never shrinks, so what is left after the stream is the
+ * peak), above the memory at rest: tests/js/memory-peak.mjs.
+ */
+function peak(kind, bytes) {
+  const script = new URL("memory-peak.mjs", import.meta.url);
+  const out = execFileSync(process.execPath, [fileURLToPath(script), kind, String(bytes)], {
+    env: process.env,
+    encoding: "utf8",
+  });
+  const r = JSON.parse(out);
+  assert.equal(r.got, kind === "skipped" ? 0 : bytes, "the event was read whole");
+  return r.growth;
+}
+
+// Issue 29 asks for at most 3x; measured, 4.0-4.5x for a text delta or a
+// Gemini image (RELIABILITY.md has each copy), and this bound keeps it there.
+for (const mib of [2, 8, 24]) {
+  test(`one ${mib} MiB event at most 4.5x its size in wasm memory (text, image), 3.1x (skipped)`, () => {
+    const bytes = mib * 1024 * 1024;
+    for (const [kind, bound] of [
+      ["text", 4.5],
+      ["image", 4.5],
+      ["skipped", 3.1],
+    ]) {
+      const grown = peak(kind, bytes);
+      assert.ok(grown <= bound * bytes, `${kind}: ${(grown / bytes).toFixed(2)}x, over ${bound}x`);
+    }
+  });
+}

@@ -1,0 +1,66 @@
+// One large event through a fresh instance of the package: prints, as
+// JSON, the wasm memory at rest (after a small stream) and after the large
+// event's stream, which is the peak (WebAssembly memory never shrinks).
+// Run by memory.test.mjs in a child process per case:
+//   node tests/js/memory-peak.mjs <text|skipped|image> <bytes>
+// `text`: an OpenAI text delta of that many bytes; `skipped`: a data line
+// of that many bytes that is not JSON, then a stop; `image`: a Gemini
+// inlineData part with that many bytes of base64 and a thought signature of
+// a tenth of it, in the frames a recorded image stream has. Bodies come in
+// 4 KiB chunks (what workerd hands a Worker).
+const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
+const { decodeStream, wasmMemorySize } = await import(entry);
+
+const [kind, size] = [process.argv[2], Number(process.argv[3])];
+const enc = new TextEncoder();
+
+function chunks(text) {
+  const bytes = enc.encode(text);
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      c.enqueue(bytes.slice(at, at + 4096));
+      at += 4096;
+      if (at >= bytes.length) c.close();
+    },
+  });
+}
+
+function textStream(n) {
+  return (
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${"x".repeat(n)}"},"finish_reason":null}]}\n\n` +
+    'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+  );
+}
+
+function imageStream(n) {
+  const b64 = "ABCD".repeat(Math.ceil(n / 4)).slice(0, n);
+  const sig = "c2ln".repeat(Math.ceil(n / 40)).slice(0, Math.floor(n / 40) * 4);
+  const usage =
+    '"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":1219,"totalTokenCount":1471,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}],"candidatesTokensDetails":[{"modality":"IMAGE","tokenCount":1120}],"thoughtsTokenCount":244,"serviceTier":"standard"},"modelVersion":"gemini-3-pro-image-preview","responseId":"r1"';
+  return (
+    `data: {"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"${b64}"},"thoughtSignature":"${sig}"}],"role":"model"},"index":0}],${usage}}\n\n` +
+    `data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],${usage}}\n\n`
+  );
+}
+
+async function run(provider, text) {
+  const s = decodeStream(provider, chunks(text));
+  for await (const _ of s);
+  return s.response();
+}
+
+/** A data line that is not JSON (skipped with a warning), then a stop. */
+function skippedStream(n) {
+  return `data: ${"x".repeat(n)}\n\n${textStream(0)}`;
+}
+
+const provider = kind === "image" ? "gemini" : "openai";
+const make = { image: imageStream, skipped: skippedStream }[kind] ?? textStream;
+await run(provider, make(1000));
+const rest = wasmMemorySize();
+const response = await run(provider, make(size));
+const after = wasmMemorySize();
+const got = kind === "image" ? (response.files?.[0]?.data.length ?? -1) : response.text.length;
+// (`skipped`: the text is empty, the event having been skipped.)
+console.log(JSON.stringify({ kind, size, rest, after, growth: after - rest, got }));
