@@ -13,6 +13,7 @@ pub(crate) mod boundary;
 #[cfg_attr(not(all(target_arch = "wasm32", feature = "npm")), allow(dead_code))]
 pub(crate) mod embed;
 pub(crate) mod error_info;
+mod expand;
 #[cfg(any(feature = "gemini", feature = "anthropic"))]
 pub(crate) mod google_auth;
 // (In the default build, with every adapter: the file lists what each
@@ -34,7 +35,8 @@ pub(crate) mod wasm;
 
 use serde_json::Value;
 
-pub use boundary::{boundary_version, expand_result, BoundaryStream, Expansion};
+pub use boundary::{boundary_version, BoundaryStream};
+pub use expand::{expand_result, Expansion};
 pub use run::BoundaryRun;
 pub use tool_loop::BoundaryLoop;
 

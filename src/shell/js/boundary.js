@@ -79,7 +79,7 @@
 // finish event's response is compact: without
 // `text`, `reasoning`, `toolCalls` and `files`, which repeat the parts;
 // completeResponse() derives them. Events before a failure are listed with
-// the `error`. `expand_result` (src/shell/boundary.rs) is the Rust reading of the same
+// the `error`. `expand_result` (src/shell/expand.rs) is the Rust reading of the same
 // format, which the native tests hold to the decoder.
 
 import * as wasm from "./skyl_wasm.js";
