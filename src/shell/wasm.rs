@@ -29,21 +29,6 @@ pub fn validate(kind: &str, json: &str) -> String {
     jsapi::validate(kind, json)
 }
 
-/// The JWT to sign for a service account's key file at `now_s`
-/// (`jsapi::google_auth`): Vertex AI's tokens.
-#[cfg(any(feature = "gemini", feature = "anthropic"))]
-#[wasm_bindgen(js_name = serviceAccountJwt)]
-pub fn service_account_jwt(key_file: &str, now_s: f64) -> String {
-    jsapi::google_auth::service_account_jwt(key_file, now_s)
-}
-
-/// The token endpoint's answer, read (`jsapi::google_auth`).
-#[cfg(any(feature = "gemini", feature = "anthropic"))]
-#[wasm_bindgen(js_name = tokenAnswer)]
-pub fn token_answer(status: u16, body: &str, now_ms: f64) -> String {
-    jsapi::google_auth::token_answer(status, body, now_ms)
-}
-
 /// One request, as the run machine says ([`jsapi::BoundaryRun`]): each
 /// method takes what the JS half observed and returns the next step's
 /// code (`STEP` in `policy.js`); `takeOutput()` is the step's text.
@@ -192,6 +177,24 @@ impl Run {
     /// The error that stopped the request, or `""`.
     pub fn stopped(&self) -> String {
         self.inner.stopped()
+    }
+
+    /// The JWT to sign for a service account's key file at `now_s`
+    /// (`jsapi::google_auth`): Vertex AI's tokens. Static methods of `Run`
+    /// rather than functions of the module, so that an entry built without
+    /// them is no missing export to a bundler: `Run.serviceAccountJwt` is
+    /// then undefined.
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    #[wasm_bindgen(js_name = serviceAccountJwt)]
+    pub fn service_account_jwt(key_file: &str, now_s: f64) -> String {
+        jsapi::google_auth::service_account_jwt(key_file, now_s)
+    }
+
+    /// The token endpoint's answer, read (`jsapi::google_auth`).
+    #[cfg(any(feature = "gemini", feature = "anthropic"))]
+    #[wasm_bindgen(js_name = tokenAnswer)]
+    pub fn token_answer(status: u16, body: &str, now_ms: f64) -> String {
+        jsapi::google_auth::token_answer(status, body, now_ms)
     }
 
     /// The last step's text.

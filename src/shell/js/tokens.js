@@ -39,9 +39,9 @@ function base64url(buf) {
  * token_uri. Rejects with a typed error; never with the key or a token.
  */
 async function exchange(keyFile, fetchFn, secrets) {
-  if (!wasm.serviceAccountJwt)
+  if (!wasm.Run.serviceAccountJwt)
     throw invalid("serviceAccount", 'this entry\'s build has no Vertex AI: import "skyl"');
-  const out = parse(call(() => wasm.serviceAccountJwt(keyFile, Math.floor(Date.now() / 1000))));
+  const out = parse(call(() => wasm.Run.serviceAccountJwt(keyFile, Math.floor(Date.now() / 1000))));
   if (out.error) throw makeError(out.error, secrets);
   const { input, key, tokenUri, form } = out.ok;
   const subtle = globalThis.crypto?.subtle;
@@ -78,7 +78,7 @@ async function exchange(keyFile, fetchFn, secrets) {
       ),
     );
   }
-  const answer = parse(call(() => wasm.tokenAnswer(res.status, body, Date.now())));
+  const answer = parse(call(() => wasm.Run.tokenAnswer(res.status, body, Date.now())));
   if (answer.error) throw makeError(answer.error, secrets);
   return { value: answer.ok.token, expires: answer.ok.expiresAt };
 }
