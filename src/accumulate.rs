@@ -177,21 +177,21 @@ impl Accumulator {
                 provider,
                 kept,
             } => {
-                let mut replay = ProviderData::new();
-                replay.insert(provider.to_string(), kept);
-                let file = Part::File {
-                    url: None,
-                    data: Some(data),
-                    media_type,
-                    filename: None,
-                    provider_data: Some(replay),
-                };
-                let raw = match &file {
-                    Part::File { data: Some(d), .. } => files::without_data(raw, d),
-                    _ => raw.clone(),
-                };
+                let (file, raw) = files::made(raw, media_type, data, provider, kept);
                 self.part(file.clone());
                 self.push(out, StreamEvent::File { file, raw });
+            }
+            Delta::FilePartial {
+                index,
+                media_type,
+                data,
+                provider,
+                kept,
+            } => {
+                if self.tracker.config.which.files {
+                    let (file, raw) = files::made(raw, media_type, data, provider, kept);
+                    self.push(out, StreamEvent::FilePartial { index, file, raw });
+                }
             }
             Delta::ProviderPart { provider, data } => self.part(Part::Provider {
                 provider: provider.to_string(),

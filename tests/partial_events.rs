@@ -70,6 +70,7 @@ fn decode(case: &Case, chunks: &[&[u8]], partial: bool) -> common::Outcome {
     let which = PartialEvents {
         tools: partial,
         output: partial,
+        files: partial,
     };
     common::decode_with(case.provider, chunks, which)
 }
@@ -80,6 +81,7 @@ fn is_progress(e: &StreamEvent) -> bool {
         StreamEvent::ToolCallStart { .. }
             | StreamEvent::ToolCallDelta { .. }
             | StreamEvent::OutputDelta { .. }
+            | StreamEvent::FilePartial { .. }
     )
 }
 

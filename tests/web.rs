@@ -107,6 +107,7 @@ async fn progress_events_are_the_decoders_with_partial_events() {
     let all = skyl::PartialEvents {
         tools: true,
         output: true,
+        files: true,
     };
     let request = Request {
         partial: all,

@@ -60,6 +60,15 @@ pub(crate) enum Delta {
         provider: &'static str,
         kept: Value,
     },
+    /// A partial image streamed before its file (the `index`-th), for a
+    /// `file_partial` event: never a part of the message.
+    FilePartial {
+        index: u32,
+        media_type: String,
+        data: String,
+        provider: &'static str,
+        kept: Value,
+    },
     /// A provider block kept whole for replay: a [`Part::Provider`].
     ProviderPart { provider: &'static str, data: Value },
     /// Refusal text.
@@ -108,6 +117,7 @@ impl Delta {
             | Delta::ToolAbort { .. }
             | Delta::Usage(_)
             | Delta::File { .. }
+            | Delta::FilePartial { .. }
             | Delta::Warning { .. } => true,
             Delta::UsageText { .. } => true,
             Delta::Meta { .. }

@@ -1,8 +1,33 @@
-//! A file event's frame, kept without the file's base64: the event's file
+//! A file the model made, as a part, and its event's frame kept without
+//! the file's base64: the event's file
 //! carries it, and a frame is kept as long as its events are (a generated
 //! image's frame would otherwise hold it twice).
 
-use crate::model::Raw;
+use serde_json::Value;
+
+use crate::model::{Part, ProviderData, Raw};
+
+/// A file the model made (or a partial one) as a file part, what replays
+/// it under its provider's name, and its frame without the base64.
+pub(crate) fn made(
+    raw: &Raw,
+    media_type: String,
+    data: String,
+    provider: &str,
+    kept: Value,
+) -> (Part, Raw) {
+    let raw = without_data(raw, &data);
+    let mut replay = ProviderData::new();
+    replay.insert(provider.to_string(), kept);
+    let file = Part::File {
+        url: None,
+        data: Some(data),
+        media_type,
+        filename: None,
+        provider_data: Some(replay),
+    };
+    (file, raw)
+}
 
 /// `raw` with `data` replaced by a marker that says where it is; `raw` as
 /// it is when `data` is not in it verbatim.

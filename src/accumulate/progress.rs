@@ -331,6 +331,7 @@ mod tests {
     const TOOLS: PartialEvents = PartialEvents {
         tools: true,
         output: false,
+        files: false,
     };
 
     #[test]

@@ -218,7 +218,12 @@ fn partial_events(v: Value, at: &At) -> Read<PartialEvents> {
         match k.as_str() {
             "tools" => out.tools = on,
             "output" => out.output = on,
-            _ => return Err(at.error("is not a kind of partial event: \"tools\" or \"output\"")),
+            "files" => out.files = on,
+            _ => {
+                return Err(
+                    at.error("is not a kind of partial event: \"tools\", \"output\" or \"files\"")
+                )
+            }
         }
     }
     Ok(out)

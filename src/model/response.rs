@@ -255,6 +255,19 @@ pub enum StreamEvent {
         /// The frame it came from.
         raw: Raw,
     },
+    /// A partial image a provider streamed before the file, when
+    /// [`PartialEvents::files`](crate::PartialEvents::files) asks for it:
+    /// something to show while the image is made, never a part of the
+    /// message (the `file` event follows with the whole image).
+    FilePartial {
+        /// Which partial image of its file this is (0, 1, ...).
+        index: u32,
+        /// A [`Part::File`](crate::Part::File) with the partial image's
+        /// base64 `data`, and in `providerData` the item it belongs to.
+        file: Part,
+        /// The frame it came from, its base64 replaced by a marker.
+        raw: Raw,
+    },
     /// Something odd that did not stop the stream.
     Warning {
         /// A stable code, e.g. `tool_call_incomplete`, `non_json_data`.
@@ -286,6 +299,7 @@ impl StreamEvent {
             | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
             | StreamEvent::File { raw, .. }
+            | StreamEvent::FilePartial { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,
         };
@@ -303,6 +317,7 @@ impl StreamEvent {
             | StreamEvent::OutputDelta { raw, .. }
             | StreamEvent::Usage { raw, .. }
             | StreamEvent::File { raw, .. }
+            | StreamEvent::FilePartial { raw, .. }
             | StreamEvent::Warning { raw, .. }
             | StreamEvent::Finish { raw, .. } => raw,
         }

@@ -472,12 +472,16 @@ pub struct PartialEvents {
     /// `output_delta` with the answer's JSON read so far, for a request
     /// with a [`Request::response_format`].
     pub output: bool,
+    /// `file_partial` with each partial image a provider streams before
+    /// the file (the Responses API's image generation tool, given
+    /// `partial_images`). Never a file of the message.
+    pub files: bool,
 }
 
 impl PartialEvents {
     /// Whether none is asked for.
     pub fn is_none(&self) -> bool {
-        !self.tools && !self.output
+        !self.tools && !self.output && !self.files
     }
 }
 

@@ -167,6 +167,78 @@ fn recorded_image(case: &str) -> String {
     }
 }
 
+/// With `partial.files`, each recorded `partial_image` is one
+/// `file_partial` event before the file: the recorded base64, the item it
+/// belongs to, its frame without the image; never a part of the message.
+/// Without it, none.
+#[cfg(feature = "openai")]
+#[test]
+fn a_partial_image_is_a_file_partial_event_only_when_asked() {
+    let dir = format!(
+        "{}/tests/fixtures/conformance/responses",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for case in ["openai", "azure"] {
+        let path = format!("{dir}/{case}-image-generation-tool.1.stream.sse");
+        let body = std::fs::read_to_string(path).unwrap();
+        let recorded: Value = (body.lines())
+            .filter_map(|l| l.strip_prefix("data: "))
+            .find(|d| d.contains("\"response.image_generation_call.partial_image\""))
+            .map(|d| serde_json::from_str(d).unwrap())
+            .unwrap();
+        let which = crate::PartialEvents {
+            files: true,
+            ..crate::PartialEvents::default()
+        };
+        let mut d = StreamDecoder::new(Provider::Responses).with_partial_events(which);
+        let mut events = Vec::new();
+        d.feed(body.as_bytes(), &mut events).unwrap();
+        let response = d.finish(&mut events).unwrap();
+        let kinds: Vec<&str> = (events.iter())
+            .filter_map(|e| match e {
+                StreamEvent::FilePartial { .. } => Some("partial"),
+                StreamEvent::File { .. } => Some("file"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kinds, ["partial", "file"], "{case}");
+        let Some(StreamEvent::FilePartial { index, file, raw }) = events
+            .iter()
+            .find(|e| matches!(e, StreamEvent::FilePartial { .. }))
+        else {
+            panic!()
+        };
+        let Part::File {
+            data: Some(data),
+            media_type,
+            provider_data: Some(kept),
+            ..
+        } = file
+        else {
+            panic!("{file:?}")
+        };
+        assert_eq!(*index, 0, "{case}");
+        assert_eq!(
+            data,
+            recorded["partial_image_b64"].as_str().unwrap(),
+            "{case}"
+        );
+        assert_eq!(
+            media_type,
+            &format!("image/{}", recorded["output_format"].as_str().unwrap())
+        );
+        assert_eq!(kept["responses"]["id"], recorded["item_id"], "{case}");
+        assert!(!raw.contains(data.as_str()), "{case}");
+        assert_eq!(response.files().count(), 1, "{case}: only the whole image");
+        // Not asked: no partial event, the rest the same.
+        let (plain, _) = StreamDecoder::decode_all(Provider::Responses, body.as_bytes());
+        assert_eq!(plain.len(), events.len() - 1, "{case}");
+        assert!(!plain
+            .iter()
+            .any(|e| matches!(e, StreamEvent::FilePartial { .. })));
+    }
+}
+
 #[cfg(feature = "openai")]
 #[test]
 fn a_generated_image_is_one_file_part_and_event_not_three_copies() {

@@ -184,6 +184,22 @@ fn write_event(
             to_json::part(&mut o.object("file"), &file);
             o.str("raw", "");
         }
+        // Its base64 is one of the strings too; not a file of the message.
+        StreamEvent::FilePartial {
+            index, mut file, ..
+        } => {
+            if let Part::File {
+                data: Some(data), ..
+            } = &mut file
+            {
+                strs.push_owned(std::mem::take(data));
+            }
+            let mut o = w.object();
+            o.str("type", "file_partial")
+                .uint("index", u64::from(index));
+            to_json::part(&mut o.object("file"), &file);
+            o.str("raw", "");
+        }
         StreamEvent::Warning { code, message, .. } => {
             w.object()
                 .str("type", "warning")

@@ -85,6 +85,12 @@ pub fn expand_result(result: &str, state: &mut Expansion) -> Option<Value> {
                     .as_object_mut()?
                     .insert("arguments".into(), arguments);
             }
+            Some("file_partial") => {
+                let file = ev.get_mut("file")?.as_object_mut()?;
+                if file.contains_key("data") {
+                    file.insert("data".into(), next()?);
+                }
+            }
             Some("file") => {
                 let file = ev.get_mut("file")?.as_object_mut()?;
                 if file.contains_key("data") {

@@ -140,6 +140,7 @@ fn progress(p: Provider, body: &[u8], plain: &Outcome) {
     let all = PartialEvents {
         tools: true,
         output: true,
+        files: true,
     };
     let with = stream_decode_with(p, &[body], all);
     let progress = |e: &StreamEvent| {
@@ -148,6 +149,7 @@ fn progress(p: Provider, body: &[u8], plain: &Outcome) {
             StreamEvent::ToolCallStart { .. }
                 | StreamEvent::ToolCallDelta { .. }
                 | StreamEvent::OutputDelta { .. }
+                | StreamEvent::FilePartial { .. }
         )
     };
     let rest: Vec<StreamEvent> = with.0.iter().filter(|e| !progress(e)).cloned().collect();

@@ -196,3 +196,32 @@ test("a history with a Gemini image and a Responses image replays to each provid
     }
   }
 });
+
+for (const id of [
+  "responses/openai-image-generation-tool.1.stream",
+  "responses/azure-image-generation-tool.1.stream",
+]) {
+  test(`${id}: with partial.files, its partial image comes first, as file_partial`, async () => {
+    const { body } = readCase(id);
+    const recorded = body
+      .toString()
+      .split("\n")
+      .filter((l) => l.includes('"response.image_generation_call.partial_image"'))
+      .map((l) => JSON.parse(l.slice(6)))[0];
+    const c = client(mock, "responses", { mockOptions: { fixture: id, chunk: 97 } });
+    const asked = await collect(c.stream({ messages: ask("Draw."), partial: { files: true } }));
+    assert.ifError(asked.error);
+    const kinds = asked.events.map((e) => e.type).filter((t) => t.startsWith("file"));
+    assert.deepEqual(kinds, ["file_partial", "file"]);
+    const partial = asked.events.find((e) => e.type === "file_partial");
+    assert.equal(partial.index, recorded.partial_image_index);
+    assert.equal(partial.file.data, recorded.partial_image_b64);
+    assert.equal(partial.file.mediaType, `image/${recorded.output_format}`);
+    assert.equal(partial.file.providerData.responses.id, recorded.item_id);
+    assert.ok(!partial.raw.includes(partial.file.data));
+    assert.equal(asked.response.files.length, 1, "only the whole image is a file");
+    const plain = await collect(c.stream({ messages: ask("Draw.") }));
+    assert.ok(!plain.events.some((e) => e.type === "file_partial"));
+    assert.equal(plain.events.length, asked.events.length - 1);
+  });
+}

@@ -160,7 +160,7 @@ test("every field the package writes is declared in index.d.ts, and every declar
       // (With every progress event asked for, so their shapes are checked too.)
       const stream = c.stream({
         messages: ask("hi"),
-        partial: { tools: true, output: true },
+        partial: { tools: true, output: true, files: true },
         responseFormat: { type: "json_schema", schema: { type: "object" } },
       });
       try {

@@ -136,6 +136,14 @@ async function loop(messages: Message[]): Promise<string> {
         void [kind, data];
         break;
       }
+      case "file_partial": {
+        // A partial image to show while the file is made: which one, and
+        // the image so far.
+        const index: number = ev.index;
+        const data: string | undefined = ev.file.data;
+        void [index, data];
+        break;
+      }
       default: {
         const never: never = ev;
         void never;

@@ -61,6 +61,7 @@ fn partial_args_make_progress_events_of_the_patched_value() {
     let mut d = StreamDecoder::new(Provider::Gemini).with_partial_events(crate::PartialEvents {
         tools: true,
         output: false,
+        files: false,
     });
     let mut events = Vec::new();
     d.feed(&body, &mut events).unwrap();

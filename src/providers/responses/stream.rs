@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{
     call_end, call_start, custom_arguments, finish_delta, kept_item, map_usage, meta, part_end,
+    NAME,
 };
 use crate::accumulate::{Accumulator, Delta};
 use crate::framing::Frame;
@@ -165,6 +166,11 @@ impl FrameStream for StreamState {
                         out.push(Delta::ToolArgs { slot, fragment });
                     }
                 }
+            }
+            // A partial image of an image generation call (the tool's
+            // `partial_images`): progress, for a `file_partial` event.
+            "response.image_generation_call.partial_image" => {
+                out.extend(partial_image(&mut data));
             }
             "response.output_item.done" => {
                 if let Some(Value::Object(item)) = data.remove("item") {
@@ -372,4 +378,27 @@ impl StreamState {
         out.push(Delta::Terminal);
         self.ended = true;
     }
+}
+
+/// A `partial_image` event's image as a [`Delta::FilePartial`] (the item
+/// it belongs to in what replays it); `None` without one.
+fn partial_image(data: &mut Map<String, Value>) -> Option<Delta> {
+    let image = take_str(data, "partial_image_b64")?;
+    let index = (data.get("partial_image_index").and_then(Value::as_u64))
+        .and_then(|i| u32::try_from(i).ok())
+        .unwrap_or(0);
+    let format = data.get("output_format").and_then(Value::as_str);
+    let media_type = format!("image/{}", format.unwrap_or("png"));
+    let mut kept = Map::new();
+    kept.insert("type".into(), "image_generation_call".into());
+    if let Some(id) = data.remove("item_id") {
+        kept.insert("id".into(), id);
+    }
+    Some(Delta::FilePartial {
+        index,
+        media_type,
+        data: image,
+        provider: NAME,
+        kept: Value::Object(kept),
+    })
 }

@@ -51,7 +51,7 @@
 //     then its `text` (decoded() builds `{type, text, raw}`);
 //   - a `tool_call` event (`{"type":"tool_call","call":{id, name, ..}}`):
 //     then its call's `arguments`;
-//   - a `file` event: then its file's base64 `data`;
+//   - a `file` or `file_partial` event: then its file's base64 `data`;
 //   - a `finish` event: then, for each part of `response.message.parts` in
 //     order, the `text` of a text or reasoning part, the `arguments` of
 //     a tool-call part and the `data` of a file part. With
@@ -281,6 +281,9 @@ export function decoded(text, sent, progress = progressState(), apart = null) {
           ev.file.data = next();
           progress.files.push(ev.file.data);
         }
+        break;
+      case "file_partial":
+        if (ev.file.data !== undefined) ev.file.data = next();
         break;
       case "finish": {
         let c = 0;

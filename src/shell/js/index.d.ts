@@ -151,10 +151,11 @@ export type Request = {
    * while a call's arguments stream (with Anthropic, tool input then
    * streams in small pieces: `eager_input_streaming`, unless a tool's
    * `providerOptions` sets it). `output`: `output_delta` while a
-   * `responseFormat` answer streams. A call still runs only at its
+   * `responseFormat` answer streams. `files`: `file_partial` with each
+   * partial image before its file. A call still runs only at its
    * `tool_call` event; one cut off has none.
    */
-  partial?: { tools?: boolean; output?: boolean };
+  partial?: { tools?: boolean; output?: boolean; files?: boolean };
   /** Cancels the request. */
   signal?: AbortSignal;
 };
@@ -266,6 +267,14 @@ export type ToolCallDeltaEvent = {
 /** The `responseFormat` answer read so far (with `partial: { output: true }`), after a text event that changed it. */
 export type OutputDeltaEvent = { type: "output_delta"; partial?: PartialJson; raw: string };
 
+/**
+ * A partial image streamed before its file (with `partial: { files: true }`;
+ * the Responses API's image generation tool given `partial_images`): the
+ * `index`-th of its file, to show while the image is made. Never a part of
+ * the message: the `file` event follows with the whole image.
+ */
+export type FilePartialEvent = { type: "file_partial"; index: number; file: FilePart; raw: string };
+
 /** Every event carries `raw`: the provider frame (SSE data text) it came from. */
 export type StreamEvent =
   | { type: "text"; text: string; raw: string }
@@ -277,6 +286,7 @@ export type StreamEvent =
   | { type: "usage"; usage: Usage; raw: string }
   /** A file the model made, once whole (also in `response.files`). */
   | { type: "file"; file: FilePart; raw: string }
+  | FilePartialEvent
   /**
    * Something odd that did not stop the stream. Codes include `fallback`
    * (before the first event of a fallback provider that took over),
