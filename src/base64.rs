@@ -165,15 +165,17 @@ fn sextets(quad: &[u8], at: usize) -> Result<u32, BadBase64> {
     Ok(n)
 }
 
-/// The bytes of standard base64 text, its ASCII whitespace (a PEM's line
-/// breaks) skipped, padding optional; `None` for any other character.
-pub(crate) fn bytes(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+/// The bytes of standard base64 text (padding optional, only at the end),
+/// with `spaced` its ASCII whitespace skipped (a PEM's line breaks); `None`
+/// for any other character, whitespace included otherwise.
+pub(crate) fn bytes(text: &str, spaced: bool) -> Option<Vec<u8>> {
+    let body = text.trim_end_matches(|c: char| c == '=' || (spaced && c.is_ascii_whitespace()));
+    let mut out = Vec::with_capacity(body.len() / 4 * 3);
     let (mut bits, mut n) = (0u32, 0u32);
-    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
-        if c == b'=' {
-            break;
-        }
+    for c in body
+        .bytes()
+        .filter(|c| !(spaced && c.is_ascii_whitespace()))
+    {
         let v = lookup(c);
         if v == 0xFF {
             return None;

@@ -213,18 +213,18 @@ fn pkcs8(pem: &str) -> Option<Vec<u8>> {
     let pem = pem.as_bytes();
     let start = crate::policy::find(pem, BEGIN, 0)? + BEGIN.len();
     let end = crate::policy::find(pem, END, start)?;
-    // The base64 between, without its line breaks (a key file pasted into
-    // an env var may carry them as the two characters `\n`).
+    // The base64 between (its line breaks skipped by the decoder), without
+    // the two characters `\n` a key file pasted into an env var may carry.
     let mut body = Vec::with_capacity(end - start);
     let mut bytes = pem.get(start..end)?.iter().copied().peekable();
     while let Some(b) = bytes.next() {
         if b == b'\\' && bytes.peek() == Some(&b'n') {
             bytes.next();
-        } else if !b.is_ascii_whitespace() {
+        } else {
             body.push(b);
         }
     }
-    let der = crate::base64::bytes(std::str::from_utf8(&body).ok()?)?;
+    let der = crate::base64::bytes(std::str::from_utf8(&body).ok()?, true)?;
     // A DER SEQUENCE, long enough to hold an RSA key.
     (der.first() == Some(&0x30) && der.len() > 64).then_some(der)
 }

@@ -155,33 +155,6 @@ fn base64_payload(rest: &str) -> Option<(&str, &str)> {
     Some((rest.get(..at)?, rest.get(at + MARK.len()..)?))
 }
 
-/// Decodes standard base64 (padding optional, whitespace refused); `None`
-/// when it is not base64.
-#[allow(dead_code)] // (a one-adapter build may leave it unused)
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let body = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in body.bytes() {
-        acc = (acc << 6) | u32::from(value(c)?);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 /// The `data:` URL of base64 data.
 #[allow(dead_code)] // (a one-adapter build may leave it unused)
 pub(crate) fn data_url(media_type: &str, data: &str) -> String {

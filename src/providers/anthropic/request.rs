@@ -352,7 +352,7 @@ fn document_block(
     let text = match (media_type, url, data) {
         ("application/pdf", _, _) => None,
         ("text/plain", None, Some(data)) => Some(
-            crate::providers::base64_decode(data)
+            crate::base64::bytes(data, false)
                 .and_then(|b| String::from_utf8(b).ok())
                 .ok_or("a text/plain file's data must be base64 of UTF-8 text")?,
         ),
