@@ -16,7 +16,7 @@ pub fn boundary_version() -> u32 {
 use super::{error_info, error_json, provider_named};
 use crate::error::Error;
 use crate::json::partial::{Edit, Step};
-use crate::json::write::{object_text, push_decimal, Arr, Out};
+use crate::json::write::{object_text, push_decimal, Arr, Obj, Out};
 use crate::model::to_json;
 use crate::model::{Part, StreamEvent};
 use crate::providers::Provider;
@@ -75,22 +75,22 @@ impl Strs<'_> {
     }
 
     fn push_owned(&mut self, s: String) {
-        match &mut self.apart {
-            Some(apart) if s.len() > BIG => {
-                self.lens.push(APART);
-                apart.push(Big::Owned(s));
-            }
-            _ => self.push(&s),
-        }
+        self.push_big(Big::Owned(s));
     }
 
     fn push_raw(&mut self, raw: crate::model::Raw) {
+        self.push_big(Big::Shared(raw));
+    }
+
+    /// `s` kept apart if it is over [`BIG`] bytes and the writer keeps
+    /// strings apart; appended otherwise.
+    fn push_big(&mut self, s: Big) {
         match &mut self.apart {
-            Some(apart) if raw.len() > BIG => {
+            Some(apart) if s.as_str().len() > BIG => {
                 self.lens.push(APART);
-                apart.push(Big::Shared(raw));
+                apart.push(s);
             }
-            _ => self.push(&raw),
+            _ => self.push(s.as_str()),
         }
     }
 }
@@ -171,34 +171,19 @@ fn write_event(
             o.str("raw", "");
         }
         // Its base64 is one of the strings, never in the JSON.
-        StreamEvent::File { mut file, .. } => {
-            if let Part::File {
-                data: Some(data), ..
-            } = &mut file
-            {
-                strs.push_owned(std::mem::take(data));
-                sent.files += 1;
-            }
+        StreamEvent::File { file, .. } => {
             let mut o = w.object();
             o.str("type", "file");
-            to_json::part(&mut o.object("file"), &file);
-            o.str("raw", "");
-        }
-        // Its base64 is one of the strings too; not a file of the message.
-        StreamEvent::FilePartial {
-            index, mut file, ..
-        } => {
-            if let Part::File {
-                data: Some(data), ..
-            } = &mut file
-            {
-                strs.push_owned(std::mem::take(data));
+            if write_file(&mut o, file, strs) {
+                sent.files += 1;
             }
+        }
+        // The same; not a file of the message.
+        StreamEvent::FilePartial { index, file, .. } => {
             let mut o = w.object();
             o.str("type", "file_partial")
                 .uint("index", u64::from(index));
-            to_json::part(&mut o.object("file"), &file);
-            o.str("raw", "");
+            write_file(&mut o, file, strs);
         }
         StreamEvent::Warning { code, message, .. } => {
             w.object()
@@ -263,6 +248,23 @@ fn write_event(
 pub(crate) struct Sent {
     calls: usize,
     files: usize,
+}
+
+/// A file event's `file` and empty `raw`, its base64 moved to the
+/// strings; whether it had data.
+fn write_file(o: &mut Obj, mut file: Part, strs: &mut Strs<'_>) -> bool {
+    let had = match &mut file {
+        Part::File {
+            data: Some(data), ..
+        } => {
+            strs.push_owned(std::mem::take(data));
+            true
+        }
+        _ => false,
+    };
+    to_json::part(&mut o.object("file"), &file);
+    o.str("raw", "");
+    had
 }
 
 /// A progress event's edits, which JS applies to the value it keeps for
