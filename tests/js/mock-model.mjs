@@ -13,6 +13,10 @@
 // - With a structured-output format, its answer is JSON of that schema
 //   (mock-model-json.mjs); with a file attached, it answers about the file
 //   (mock-model-files.mjs).
+// - Asked to "draw a …" in a format that streams images (Gemini, Responses),
+//   it answers with a drawing: the turn's `draw` names its subject, which
+//   mock-wire-images.mjs turns into a PNG; in the other formats it says it
+//   cannot draw.
 // - `reasoning` is a short account of what it does and why, which the
 //   formats that have reasoning stream first.
 import { describeFile, fileFacts } from "./mock-model-files.mjs";
@@ -273,8 +277,34 @@ function toQuestion(q, tools, choice, format) {
   };
 }
 
-/** The turn for a request read by mock-requests.mjs's readRequest. */
-export function modelTurn(view) {
+/** What "draw a cat", "Please draw me a red house." ask for ("a cat"); null for anything else. */
+export function drawSubject(text) {
+  const m = /^\s*(?:please\s+)?draw\s+(?:me\s+)?(.+?)[\s.!?]*$/is.exec(text);
+  return m ? m[1].trim() : null;
+}
+
+/** The turn for "draw …": a drawing where the format has images, else words. */
+function drawTurn(subject, draws) {
+  if (!draws)
+    return {
+      reasoning: `The user wants a picture of ${short(subject, 80)}, but this format has no image output.`,
+      text: "I cannot draw here: this wire format has no generated images. The mock draws in the Gemini and Responses formats.",
+      calls: [],
+    };
+  const named = /^(?:a|an|the|some)\s/i.test(subject) ? subject : `a drawing of ${subject}`;
+  return {
+    reasoning: `The user wants a picture of ${short(subject, 80)}; I will draw it.`,
+    text: `Here is ${named}.`,
+    calls: [],
+    draw: subject,
+  };
+}
+
+/**
+ * The turn for a request read by mock-requests.mjs's readRequest;
+ * `draws`: whether the wire format can carry a drawing.
+ */
+export function modelTurn(view, { draws = false } = {}) {
   const { tools, entries, format, choice } = view;
   const at = entries.findLastIndex((e) => e.kind === "user");
   const question = at < 0 ? { text: "", files: [] } : entries[at];
@@ -282,5 +312,7 @@ export function modelTurn(view) {
   const results = answered(entries.slice(at + 1));
   if (results.length) return fromResults(q, results, format);
   if (question.files.length) return aboutFiles(q, question.files, format);
+  const subject = format ? null : drawSubject(q);
+  if (subject) return drawTurn(subject, draws);
   return toQuestion(q, choice === "none" ? [] : tools, choice, format);
 }

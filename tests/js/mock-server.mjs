@@ -69,7 +69,11 @@
 // parallel), streamed in small pieces; once the results are in the request,
 // it answers from them in words. Without a fitting tool it says what it can
 // do. It answers JSON of the schema when structured output is asked for,
-// and about the file when one is attached. It streams a short reasoning
+// and about the file when one is attached. Asked to "draw a …", it answers
+// with a small generated PNG in the Gemini format (an inlineData part) and
+// the Responses format (an image_generation_call item, two partial images
+// first), in the shape of the recorded image streams (mock-wire-images.mjs);
+// the other formats say they cannot draw. It streams a short reasoning
 // block first in the formats that have one: Anthropic, Gemini, Responses,
 // Bedrock, and Chat Completions from an OpenAI-compatible client (skyl's
 // `openaicompat`: `max_tokens`, or streamed without `stream_options`), as
@@ -96,6 +100,7 @@ import { PROVIDERS } from "./fixtures.mjs";
 import { modelTurn } from "./mock-model.mjs";
 import { looksCompat, readRequest } from "./mock-requests.mjs";
 import { httpErrorBody, httpErrorHeaders, renderTurn, withInbandError } from "./mock-wire.mjs";
+import { imageFor } from "./mock-wire-images.mjs";
 import { BEDROCK_RESOURCES } from "./mock-wire-bedrock.mjs";
 import { EVENTSTREAM } from "./mock-eventstream.mjs";
 import { embedAnswer, embedWire } from "./mock-embed.mjs";
@@ -225,9 +230,9 @@ const tokens = (s) => Math.ceil(s.length / 4);
  * reasoning kept only where the format has it and the request did not turn
  * it off (`reasoning`: the mock option, "0" or "1", wins).
  */
-function answer(wire, body, raw, reasoning) {
+function answer(wire, body, raw, reasoning, imageBytes) {
   const view = readRequest(wire, body);
-  const turn = modelTurn(view);
+  const turn = modelTurn(view, { draws: wire === "gemini" || wire === "responses" });
   const before = view.entries.filter((e) => e.kind === "call").length;
   // Bedrock's ids look like AWS's (`tooluse_...`).
   const prefix = wire === "bedrock" ? "tooluse" : "call";
@@ -251,6 +256,7 @@ function answer(wire, body, raw, reasoning) {
       reasoning: tokens(thought),
     },
     encrypted: Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content"),
+    image: turn.draw ? imageFor(turn.draw, imageBytes) : undefined,
   };
 }
 
@@ -381,7 +387,7 @@ export async function startMock({ port = 0, quiet = true } = {}) {
         decodeURIComponent(url.pathname.split("/models/")[1]?.split(":")[0] ?? "mock-model");
       const request = body && typeof body === "object" && !Array.isArray(body) ? body : {};
       try {
-        const decided = answer(wire, request, raw, opt("reasoning"));
+        const decided = answer(wire, request, raw, opt("reasoning"), opt("image_bytes"));
         decided.cutOff = opt("cut_off") === "1";
         const turn = renderTurn(wire, String(model), decided);
         payload = Buffer.from(stream ? turn.stream : JSON.stringify(turn.json));

@@ -9,7 +9,8 @@
 // deltas (DeepSeek's form), Bedrock a `reasoningContent` block closed by a
 // signature delta. Chat Completions itself has none. The shapes follow the
 // recordings in tests/fixtures/conformance. Bedrock's wire, binary (AWS's
-// event stream), is in mock-wire-bedrock.mjs.
+// event stream), is in mock-wire-bedrock.mjs. A turn with an `image` (a
+// drawing; Gemini and Responses only) is written by mock-wire-images.mjs.
 
 import {
   bedrockErrorBody,
@@ -17,6 +18,7 @@ import {
   bedrockWithInbandError,
   renderBedrock,
 } from "./mock-wire-bedrock.mjs";
+import { IMAGE_TOOL, renderGeminiImage, responsesImageItem } from "./mock-wire-images.mjs";
 
 /** `s` in pieces of `n` characters (an empty string: one empty piece). */
 export const pieces = (s, n = 5) => {
@@ -44,6 +46,7 @@ export function renderTurn(wire, model, turn) {
   if (wire === "openai") return renderChat(model, turn);
   if (wire === "anthropic") return renderAnthropic(model, turn);
   if (wire === "responses") return renderResponses(model, turn);
+  if (turn.image) return renderGeminiImage(model, turn);
   return renderGemini(model, turn);
 }
 
@@ -283,7 +286,7 @@ function renderResponses(model, turn) {
     temperature: 1,
     text: { format: { type: "text" }, verbosity: "medium" },
     tool_choice: "auto",
-    tools: [],
+    tools: turn.image ? [IMAGE_TOOL] : [],
     top_logprobs: 0,
     top_p: 1,
     truncation: "disabled",
@@ -329,6 +332,8 @@ function renderResponses(model, turn) {
     ev("response.output_item.done", { output_index, item: done });
     output.push(done);
   }
+  // A drawing: the image_generation_call item, its partial images first.
+  if (turn.image) output.push(responsesImageItem(ev, output.length, turn.image));
   if (turn.text) {
     const output_index = output.length;
     const item_id = "msg_mock";
