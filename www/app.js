@@ -168,6 +168,15 @@ const EXAMPLES = {
   structured: () =>
     send("Give me a short weather report for Oslo as JSON.", { responseFormat: WEATHER_REPORT }),
   pdf: () => send("What does this invoice say, and what is the total?", { file: invoicePart() }),
+  // Images come in the Gemini and Responses formats: from another, the
+  // example switches to Responses (partial images, then the image).
+  draw: () => {
+    if (ui.provider.value !== "gemini" && ui.provider.value !== "responses") {
+      ui.provider.value = "responses";
+      updateMode();
+    }
+    return send("Draw a cat");
+  },
 };
 for (const chip of document.querySelectorAll(".chip")) {
   chip.addEventListener("click", () => {

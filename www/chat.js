@@ -1,6 +1,7 @@
 // The chat: streams the answer, shows each tool call as a card the moment it
 // is whole, runs the tool here, sends the result back and continues until
-// the model answers. Two routes:
+// the model answers. An image the model makes shows as it arrives: its
+// partial images first (the Responses API's), then the image. Two routes:
 //   - via the Worker (default): the page posts the conversation, the Worker
 //     calls the provider with skyl and streams skyl events back; the page
 //     runs the tools between turns;
@@ -230,8 +231,9 @@ export class Chat {
   async run(options, signal) {
     const request = options.responseFormat
       ? { messages: this.messages, responseFormat: options.responseFormat }
-      : // Progress: each call's card from its first bytes (view.js).
-        { messages: this.messages, tools: RUN_TOOLS, partial: { tools: true } };
+      : // Progress: each call's card from its first bytes, each image's
+        // partial versions before it (view.js).
+        { messages: this.messages, tools: RUN_TOOLS, partial: { tools: true, files: true } };
     const run = this.client((n) => this.attempt(n)).run({
       ...request,
       maxTokens: 1024,
@@ -317,7 +319,8 @@ export class Chat {
   async turn(options, signal) {
     const request = options.responseFormat
       ? { messages: this.messages, responseFormat: options.responseFormat, maxTokens: 1024 }
-      : { messages: this.messages, tools: TOOLS, maxTokens: 1024 };
+      : // Partial images (the Responses API's) shown before the image.
+        { messages: this.messages, tools: TOOLS, maxTokens: 1024, partial: { files: true } };
     this.attempt(1);
     const source = this.viaWorker(request, signal);
     const view = new Transcript(this.column);

@@ -57,6 +57,12 @@ export const RECORDINGS = [
       "Hosted web_search_call items are provider parts; url_citation annotations arrive on the output text.",
   },
   {
+    id: "responses/azure-image-generation-tool.1.stream",
+    title: "Azure Responses · a generated image, its partial image first",
+    shows:
+      "The image_generation tool's partial_image comes as a file_partial event, then the image as one file (the recording's image is a 1x1 PNG): the copies in output_item.done and response.completed are the same file, not three.",
+  },
+  {
     id: "responses/open-responses-lmstudio-tool-call.1.stream",
     title: "LM Studio (Open Responses) · raw reasoning, a call",
     shows:

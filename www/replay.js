@@ -67,6 +67,8 @@ export class Replay {
     try {
       const stream = client.stream({
         messages: [{ role: "user", parts: [{ type: "text", text: "(a recorded response)" }] }],
+        // A generated image's partial versions, shown before it.
+        partial: { files: true },
         signal: controller.signal,
       });
       for await (const ev of stream) {

@@ -71,6 +71,43 @@ export function incompleteCard(call) {
   return card;
 }
 
+/** A file's bytes as a URL an <img> can show: a data: URL of its base64. */
+export const fileURL = (file) => file.url ?? `data:${file.mediaType};base64,${file.data ?? ""}`;
+
+/** The size of base64 `data` in bytes, as people read it: "684 bytes", "2.0 MiB". */
+export function fileSize(data = "") {
+  const pad = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  const n = Math.floor((data.length * 3) / 4) - pad;
+  return n < 1024
+    ? `${n} bytes`
+    : n < 1048576
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+/**
+ * A generated image's figure: the picture and a caption. `state` is
+ * "partial N" (a lower-detail version while the image is made) or "final".
+ */
+export function imageFigure() {
+  const figure = el("figure", "generated");
+  const img = el("img");
+  img.alt = "an image the model made";
+  figure.append(img, el("figcaption"));
+  return figure;
+}
+
+/** Shows `file` in a figure from imageFigure(), in the given state. */
+export function showImage(figure, file, state, note) {
+  figure.dataset.state = state;
+  figure.classList.toggle("partial", state !== "final");
+  const img = figure.querySelector("img");
+  img.src = fileURL(file);
+  if (state === "final") img.alt = `an image the model made (${file.mediaType})`;
+  figure.querySelector("figcaption").textContent =
+    `${note} · ${file.mediaType}, ${fileSize(file.data)}`;
+}
+
 /** "finish: stop (end_turn) · tokens in 12 / out 34" */
 export function finishLine(response) {
   const u = response.usage ?? {};
@@ -109,6 +146,9 @@ function summary(ev) {
       return `in ${ev.usage.input ?? "?"} / out ${ev.usage.output ?? "?"}`;
     case "warning":
       return `${ev.code}: ${ev.message}`;
+    case "file":
+    case "file_partial":
+      return `${ev.type === "file" ? "" : `partial ${ev.index + 1} · `}${ev.file.mediaType}, ${fileSize(ev.file.data)}`;
     case "finish":
       return finishLine(ev.response);
     default:
@@ -148,6 +188,8 @@ export class Transcript {
     this.thinking = null;
     /** Cards of calls still streaming (`partial: { tools: true }`), by id. */
     this.streaming = new Map();
+    /** The figure of an image still being made (its partial images so far). */
+    this.drawing = null;
   }
   /** Applies one event; returns the card for a tool_call. */
   event(ev) {
@@ -198,6 +240,23 @@ export class Transcript {
       s.card.querySelector("pre.args").textContent = pretty(ev.call.arguments);
       setCardState(s.card, "whole · not run yet");
       return s.card;
+    } else if (ev.type === "file_partial") {
+      // A lower-detail version of an image on its way (`partial: { files:
+      // true }`): shown until the file itself comes, never part of the turn.
+      this.endBubble();
+      this.drawing ??= this.column.add(imageFigure());
+      showImage(
+        this.drawing,
+        ev.file,
+        `partial ${ev.index + 1}`,
+        `partial image ${ev.index + 1}, lower detail`,
+      );
+    } else if (ev.type === "file") {
+      // The image, whole: it replaces its partial images.
+      this.endBubble();
+      const figure = this.drawing ?? this.column.add(imageFigure());
+      this.drawing = null;
+      showImage(figure, ev.file, "final", "generated image");
     } else if (ev.type === "warning") {
       this.column.add(el("div", "meta warn", `warning ${ev.code}: ${ev.message}`));
     }
@@ -217,6 +276,13 @@ export class Transcript {
       setCardState(card, "cut off · never runnable", "err");
     }
     this.streaming.clear();
+    // Partial images whose file never came (the turn was cut): not an image of the turn.
+    if (this.drawing) {
+      this.drawing.classList.add("incomplete");
+      this.drawing.querySelector("figcaption").textContent =
+        "partial image only: the image never came whole";
+      this.drawing = null;
+    }
     this.column.add(el("div", "meta", finishLine(response)));
     const sources = sourcesOf(response);
     if (sources.length) {
