@@ -27,8 +27,11 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // boundary's strings first and large ones kept apart for JS to take, a
 // long SSE line joined once, the response's text derived, no second copy
 // of the finished response); plus 0.5 KiB, the Responses API's partial
-// images as file_partial events (issue 29).
-const BUDGET_GZIP = 204.5 * 1024;
+// images as file_partial events (issue 29); plus 0.6 KiB, the pieces of
+// one call that arrive in one read joined into one tool_call_delta, and
+// an append to the string the last edit appended to joined to it (issue
+// 27's 2x target).
+const BUDGET_GZIP = 205.1 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);

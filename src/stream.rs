@@ -283,6 +283,18 @@ impl StreamDecoder {
         events: &mut Vec<Frame>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), Error> {
+        self.acc.begin_batch();
+        let result = self.process_frames(events, out);
+        self.acc.end_batch(out);
+        result
+    }
+
+    /// The frames of [`Self::process`].
+    fn process_frames(
+        &mut self,
+        events: &mut Vec<Frame>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), Error> {
         for ev in events.drain(..) {
             let mut deltas = std::mem::take(&mut self.deltas);
             let result = self.frames.frame(&ev, &self.acc, &mut deltas);

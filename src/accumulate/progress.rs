@@ -49,9 +49,63 @@ pub(crate) struct Tracker {
     output: PartialJson,
     /// With `config.edits`: the edits of each progress event made, in order.
     edits: Vec<Vec<Edit>>,
+    /// Whether the pieces decoded now came in one read (see
+    /// [`Self::begin_batch`]).
+    batch: bool,
+    /// The `tool_call_delta` the next piece of the same call joins.
+    joining: Option<Joining>,
+}
+
+/// A `tool_call_delta` that later pieces of its call, from the same read,
+/// join instead of making events of their own.
+#[derive(Debug)]
+struct Joining {
+    /// Its place in the output.
+    at: usize,
+    /// Its call's index.
+    index: usize,
+    /// The frames of the pieces it joined, after its own.
+    frames: Vec<Raw>,
 }
 
 impl Tracker {
+    /// Starts decoding the frames of one read: until [`Self::end_batch`],
+    /// consecutive pieces of one call's arguments make one
+    /// `tool_call_delta` (their texts joined, the value after the last,
+    /// their frames in `raw`, one per line). They came at the same moment,
+    /// so nobody could have seen the states between them: a UI gets one
+    /// event per read instead of one per frame, and a call whose
+    /// arguments stream one character per frame costs an event per read.
+    /// A stream that arrives frame by frame gets an event per frame.
+    pub(crate) fn begin_batch(&mut self) {
+        self.batch = true;
+    }
+
+    /// Ends the read [`Self::begin_batch`] started: the event that joined
+    /// pieces gets their frames.
+    pub(crate) fn end_batch(&mut self, out: &mut [StreamEvent]) {
+        self.batch = false;
+        self.close_joining(out);
+    }
+
+    /// Gives the event that joined pieces their frames, and stops joining.
+    fn close_joining(&mut self, out: &mut [StreamEvent]) {
+        let Some(j) = self.joining.take() else {
+            return;
+        };
+        if j.frames.is_empty() {
+            return;
+        }
+        if let Some(StreamEvent::ToolCallDelta { raw, .. }) = out.get_mut(j.at) {
+            let mut joined = raw.to_string();
+            for f in &j.frames {
+                joined.push('\n');
+                joined.push_str(f);
+            }
+            *raw = Raw::from(joined);
+        }
+    }
+
     /// The edits of the progress events made since the last call, one list
     /// per event, in order.
     pub(crate) fn take_edits(&mut self) -> Vec<Vec<Edit>> {
@@ -60,19 +114,26 @@ impl Tracker {
 
     /// Reads `text` into `reader`: the event's `partial` (see
     /// [`Self::partial`]), or nothing if the value did not change and
-    /// `always` is false.
+    /// `always` is false. `join`: the edits join the last event's (an
+    /// append to the string its last edit appended to becomes part of it).
     fn read(
         &mut self,
         reader: &mut PartialJson,
         text: &str,
         always: bool,
+        join: bool,
     ) -> Option<Option<Value>> {
-        let mut edits = Vec::new();
-        reader.read(text, Some(&mut edits));
-        if edits.is_empty() && !always {
+        let mut fresh = Vec::new();
+        let joined = self.edits.last_mut().filter(|_| join && self.config.edits);
+        let joins = joined.is_some();
+        let changed = reader.read(text, Some(joined.unwrap_or(&mut fresh)));
+        if !changed && !always {
             return None;
         }
-        Some(self.partial(reader, edits))
+        if joins {
+            return Some(None);
+        }
+        Some(self.partial(reader, fresh))
     }
 
     /// An event's `partial` after `edits`: with `config.edits`, `None` and
@@ -94,7 +155,7 @@ impl Tracker {
             return None;
         }
         let mut reader = std::mem::take(&mut self.output);
-        let partial = self.read(&mut reader, text, false);
+        let partial = self.read(&mut reader, text, false, false);
         self.output = reader;
         Some(StreamEvent::OutputDelta {
             partial: partial?,
@@ -127,7 +188,41 @@ impl Tracker {
         let p = call.progress;
         if let Some(delta) = call.arguments.get(p.sent..).filter(|d| !d.is_empty()) {
             p.sent = call.arguments.len();
-            let partial = self.read(&mut p.reader, delta, true).flatten();
+            let joining = self
+                .joining
+                .as_ref()
+                .filter(|j| j.index == index && j.at + 1 == out.len())
+                .map(|j| j.at);
+            if joining.is_none() {
+                self.close_joining(out);
+            }
+            let partial = self
+                .read(&mut p.reader, delta, true, joining.is_some())
+                .flatten();
+            if let Some(at) = joining {
+                if let Some(StreamEvent::ToolCallDelta {
+                    arguments_delta,
+                    partial: value,
+                    ..
+                }) = out.get_mut(at)
+                {
+                    arguments_delta.push_str(delta);
+                    if partial.is_some() {
+                        *value = partial;
+                    }
+                }
+                if let Some(j) = &mut self.joining {
+                    j.frames.push(raw.clone());
+                }
+                return out.len() > before;
+            }
+            if self.batch {
+                self.joining = Some(Joining {
+                    at: out.len(),
+                    index,
+                    frames: Vec::new(),
+                });
+            }
             out.push(StreamEvent::ToolCallDelta {
                 id: call.id.clone().unwrap_or_default(),
                 index,
@@ -288,10 +383,14 @@ mod tests {
         body.into_bytes()
     }
 
+    /// The events of `body`, read one SSE event at a time (as a stream
+    /// that arrives frame by frame).
     fn decode(body: &[u8], which: PartialEvents) -> Vec<StreamEvent> {
         let mut d = StreamDecoder::new(Provider::OpenAiCompat).with_partial_events(which);
         let mut out = Vec::new();
-        d.feed(body, &mut out).unwrap();
+        for frame in body.split_inclusive(|b| *b == b'\n') {
+            d.feed(frame, &mut out).unwrap();
+        }
         let _ = d.finish(&mut out);
         out
     }
@@ -361,6 +460,43 @@ mod tests {
             summary(&decode(&body, PartialEvents::default())),
             [s("call", "c1", r#"{"path": "a.txt", "content": "hi!"}"#)]
         );
+    }
+
+    #[test]
+    fn the_pieces_of_one_read_make_one_delta_with_their_frames() {
+        let body = stream(
+            Some("c1"),
+            &[r#"{"path": "a"#, r#".txt", "content": "hi"#, r#"!"}"#],
+            "tool_calls",
+        );
+        let mut d = StreamDecoder::new(Provider::OpenAiCompat).with_partial_events(TOOLS);
+        let mut out = Vec::new();
+        d.feed(&body, &mut out).unwrap();
+        d.finish(&mut out).unwrap();
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        assert_eq!(
+            summary(&out),
+            [
+                s("start 0", "c1", "write_file"),
+                s(
+                    r#"delta {"path": "a.txt", "content": "hi!"}"#,
+                    "c1",
+                    r#"{"path":"a.txt","content":"hi!"}"#
+                ),
+                s("call", "c1", r#"{"path": "a.txt", "content": "hi!"}"#),
+            ]
+        );
+        // Its raw: the three frames, one per line, as they came.
+        let frames: Vec<&str> = std::str::from_utf8(&body)
+            .unwrap()
+            .split("\n\n")
+            .filter_map(|f| f.strip_prefix("data: "))
+            .collect();
+        let raw = out.iter().find_map(|e| match e {
+            StreamEvent::ToolCallDelta { raw, .. } => Some(raw.to_string()),
+            _ => None,
+        });
+        assert_eq!(raw.unwrap(), frames[1..4].join("\n"));
     }
 
     #[test]

@@ -134,14 +134,10 @@ impl PartialJson {
     /// Reads the next piece; returns whether the value changed. With
     /// `edits`, the changes are added there instead of made to the value
     /// here (the caller keeps the value: a reader is read one way only).
-    pub(crate) fn read(&mut self, piece: &str, mut edits: Option<&mut Vec<Edit>>) -> bool {
-        let mut changed = false;
-        let mut emit = |value: &mut Option<Value>, edit: Edit| {
-            changed = true;
-            match edits.as_deref_mut() {
-                Some(edits) => edits.push(edit),
-                None => apply(value, edit),
-            }
+    pub(crate) fn read(&mut self, piece: &str, edits: Option<&mut Vec<Edit>>) -> bool {
+        let mut emit = Sink {
+            edits,
+            changed: false,
         };
         let b = piece.as_bytes();
         let mut i = 0;
@@ -177,7 +173,7 @@ impl PartialJson {
         if self.state == State::InString {
             self.flush(&mut emit);
         }
-        changed
+        emit.changed
     }
 
     /// Applies edits to the value so far: those [`Self::read`] gave out, or
@@ -191,7 +187,7 @@ impl PartialJson {
 
     /// A structural byte (not whitespace, not inside a string, number or
     /// literal).
-    fn structure(&mut self, c: u8, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn structure(&mut self, c: u8, emit: &mut Sink<'_>) {
         match (self.state, c) {
             (State::ArrayFirst, b']') | (State::After, b']')
                 if matches!(self.open.last(), Some(Open::Array(_))) =>
@@ -222,7 +218,7 @@ impl PartialJson {
     }
 
     /// The first byte of a value.
-    fn begin(&mut self, c: u8, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn begin(&mut self, c: u8, emit: &mut Sink<'_>) {
         match c {
             b'{' | b'[' => {
                 if self.open.len() >= MAX_DEPTH {
@@ -239,7 +235,7 @@ impl PartialJson {
                 } else {
                     (Value::Array(Vec::new()), Open::Array(0), State::ArrayFirst)
                 };
-                emit(&mut self.value, Edit::Set(path.clone(), empty));
+                emit.edit(&mut self.value, Edit::Set(path.clone(), empty));
                 self.path = path;
                 self.open.push(open);
                 self.state = state;
@@ -286,20 +282,20 @@ impl PartialJson {
     }
 
     /// A scalar ended: it is set at its path.
-    fn scalar(&mut self, value: Value, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn scalar(&mut self, value: Value, emit: &mut Sink<'_>) {
         let path = self.slot();
-        emit(&mut self.value, Edit::Set(path, value));
+        emit.edit(&mut self.value, Edit::Set(path, value));
         self.state = State::After;
     }
 
-    fn end_number(&mut self, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn end_number(&mut self, emit: &mut Sink<'_>) {
         match super::read::parse(&self.buf) {
             Ok(n @ Value::Number(_)) => self.scalar(n, emit),
             _ => self.state = State::Failed,
         }
     }
 
-    fn literal(&mut self, c: u8, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn literal(&mut self, c: u8, emit: &mut Sink<'_>) {
         self.buf.push(char::from(c));
         let value = match self.buf.as_str() {
             "true" => Value::Bool(true),
@@ -317,12 +313,7 @@ impl PartialJson {
     /// Reads string text from `piece[i..]` (a key into `buf`, a value into
     /// `run`) up to its closing quote or the end of the piece; returns where
     /// it stopped.
-    fn string(
-        &mut self,
-        piece: &str,
-        mut i: usize,
-        emit: &mut impl FnMut(&mut Option<Value>, Edit),
-    ) -> usize {
+    fn string(&mut self, piece: &str, mut i: usize, emit: &mut Sink<'_>) -> usize {
         let b = piece.as_bytes();
         let key = self.state == State::InKey;
         while let Some(&c) = b.get(i) {
@@ -441,18 +432,49 @@ impl PartialJson {
     }
 
     /// Gives out the string text read so far.
-    fn flush(&mut self, emit: &mut impl FnMut(&mut Option<Value>, Edit)) {
+    fn flush(&mut self, emit: &mut Sink<'_>) {
         if self.fresh {
             self.fresh = false;
             let text = std::mem::take(&mut self.run);
-            emit(
+            emit.edit(
                 &mut self.value,
                 Edit::Set(self.path.clone(), Value::String(text)),
             );
         } else if !self.run.is_empty() {
-            let text = std::mem::take(&mut self.run);
-            emit(&mut self.value, Edit::Append(self.path.clone(), text));
+            emit.append(&mut self.value, &self.path, &mut self.run);
         }
+    }
+}
+
+/// Where a reading's changes go: the caller's edits, or the value.
+struct Sink<'a> {
+    edits: Option<&'a mut Vec<Edit>>,
+    /// Whether the value changed.
+    changed: bool,
+}
+
+impl Sink<'_> {
+    fn edit(&mut self, value: &mut Option<Value>, edit: Edit) {
+        self.changed = true;
+        match self.edits.as_deref_mut() {
+            Some(edits) => edits.push(edit),
+            None => apply(value, edit),
+        }
+    }
+
+    /// Appends `run` to the string at `path`: to the last edit when it
+    /// appends to that string (no new edit, and `run` keeps its room).
+    fn append(&mut self, value: &mut Option<Value>, path: &[Step], run: &mut String) {
+        if let Some(Edit::Append(at, text)) = self.edits.as_deref_mut().and_then(|e| e.last_mut()) {
+            if at.as_slice() == path {
+                self.changed = true;
+                text.push_str(run);
+                run.clear();
+                return;
+            }
+        }
+        let text = std::mem::take(run);
+        self.edit(value, Edit::Append(path.to_vec(), text));
     }
 }
 

@@ -210,7 +210,10 @@ pub enum StreamEvent {
     },
     /// A piece of a tool call's arguments, after its
     /// [`ToolCallStart`](StreamEvent::ToolCallStart). The pieces of a call
-    /// concatenate to exactly the arguments of its `ToolCall` event.
+    /// concatenate to exactly the arguments of its `ToolCall` event. The
+    /// pieces of one call that one [`StreamDecoder::feed`](crate::StreamDecoder::feed)
+    /// decodes, one after the other, make one event: their texts joined,
+    /// the value after the last, their frames in `raw`, one per line.
     ToolCallDelta {
         /// The call's id.
         id: String,
@@ -225,7 +228,8 @@ pub enum StreamEvent {
         /// a value begins.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         partial: Option<Value>,
-        /// The frame it came from.
+        /// The frame it came from (the frames, one per line, of pieces
+        /// joined).
         raw: Raw,
     },
     /// The structured answer read so far, after a text event that changed

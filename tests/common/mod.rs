@@ -84,6 +84,7 @@ pub fn stream_cases() -> Vec<Case> {
 pub type Outcome = (Vec<StreamEvent>, Result<Response, Error>);
 
 pub mod consistent;
+pub mod joined;
 
 /// Decodes a body fed in the given chunks.
 pub fn decode_chunked(provider: Provider, chunks: &[&[u8]]) -> Outcome {

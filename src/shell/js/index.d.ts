@@ -252,7 +252,9 @@ export type ToolCallStartEvent = {
 /**
  * A piece of a call's arguments (with `partial: { tools: true }`). The
  * pieces of a call concatenate to exactly the `arguments` of its
- * `tool_call`. It is not a `ToolCall`.
+ * `tool_call`. The pieces that arrive in one read of the body make one
+ * event (`raw` then holds their frames, one per line). It is not a
+ * `ToolCall`.
  */
 export type ToolCallDeltaEvent = {
   type: "tool_call_delta";
