@@ -78,16 +78,6 @@ impl Accumulator {
         self.tracker.take_edits()
     }
 
-    /// Starts and ends the frames of one read (see
-    /// [`progress::Tracker::begin_batch`]).
-    pub(crate) fn begin_batch(&mut self) {
-        self.tracker.begin_batch();
-    }
-
-    pub(crate) fn end_batch(&mut self, out: &mut [StreamEvent]) {
-        self.tracker.end_batch(out);
-    }
-
     /// Whether tool progress events are asked for (their pieces then keep
     /// their frame, for the events' `raw`).
     pub(crate) fn progress_tools(&self) -> bool {

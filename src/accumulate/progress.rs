@@ -298,6 +298,16 @@ impl Tracker {
 }
 
 impl super::Accumulator {
+    /// Starts and ends the frames of one read (see
+    /// [`Tracker::begin_batch`]).
+    pub(crate) fn begin_batch(&mut self) {
+        self.tracker.begin_batch();
+    }
+
+    pub(crate) fn end_batch(&mut self, out: &mut [StreamEvent]) {
+        self.tracker.end_batch(out);
+    }
+
     /// The progress events of open call `slot`, after it grew (or was
     /// patched by `patch`).
     pub(super) fn call_progress(
