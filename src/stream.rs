@@ -305,25 +305,37 @@ impl StreamDecoder {
             }
             // Most frames (argument fragments) never reach an event: their
             // text is not copied into a shared frame unless it will be.
-            // Strings no longer needed go back to the SSE parser for reuse.
-            // The decoder keeps one spare: the frame's text once copied,
-            // or else the frame text this one replaces.
-            let pieces = self.acc.progress_tools();
-            let keep = |d: &Delta| d.keeps_frame() || (pieces && d.is_tool_piece());
-            let (raw, spare) = if deltas.iter().any(keep) {
-                let raw = Raw::from(ev.data.as_str());
-                self.last_frame = LastFrame::Shared(raw.clone());
-                (raw, Some(ev.data))
+            // With progress events, a frame of call pieces alone is lent to
+            // them: one copies it into its event, or into the event it
+            // joins, only then. Strings no longer needed go back to the SSE
+            // parser for reuse. The decoder keeps one spare: the frame's
+            // text once copied, or else the frame text this one replaces.
+            let keep = deltas.iter().any(Delta::keeps_frame);
+            let lend =
+                !keep && self.acc.progress_tools() && deltas.iter().any(Delta::is_tool_piece);
+            let raw = if keep {
+                Raw::from(ev.data.as_str())
             } else {
-                let spare = match std::mem::replace(&mut self.last_frame, LastFrame::Text(ev.data))
-                {
+                self.no_frame.clone()
+            };
+            let mut data = ev.data;
+            if lend {
+                self.acc.lend_frame(std::mem::take(&mut data));
+            }
+            let applied = self.apply(&mut deltas, result, &raw, out);
+            if lend {
+                data = self.acc.take_frame();
+            }
+            let spare = if keep {
+                self.last_frame = LastFrame::Shared(raw);
+                Some(data)
+            } else {
+                match std::mem::replace(&mut self.last_frame, LastFrame::Text(data)) {
                     LastFrame::Text(text) => Some(text),
                     LastFrame::Shared(_) => None,
-                };
-                (self.no_frame.clone(), spare)
+                }
             };
             self.framer.recycle(spare, ev.event);
-            let applied = self.apply(&mut deltas, result, &raw, out);
             self.deltas = deltas;
             applied?;
         }

@@ -54,6 +54,10 @@ pub(crate) struct Tracker {
     batch: bool,
     /// The `tool_call_delta` the next piece of the same call joins.
     joining: Option<Joining>,
+    /// The frame being read, when it is lent ([`Self::lend_frame`]).
+    frame: String,
+    /// That frame, shared, once an event has it.
+    frame_raw: Option<Raw>,
 }
 
 /// A `tool_call_delta` that later pieces of its call, from the same read,
@@ -64,8 +68,8 @@ struct Joining {
     at: usize,
     /// Its call's index.
     index: usize,
-    /// The frames of the pieces it joined, after its own.
-    frames: Vec<Raw>,
+    /// Its frames, one per line, once a second joined them (its `raw` then).
+    frames: String,
 }
 
 impl Tracker {
@@ -90,20 +94,37 @@ impl Tracker {
 
     /// Gives the event that joined pieces their frames, and stops joining.
     fn close_joining(&mut self, out: &mut [StreamEvent]) {
-        let Some(j) = self.joining.take() else {
+        let Some(j) = self.joining.take().filter(|j| !j.frames.is_empty()) else {
             return;
         };
-        if j.frames.is_empty() {
-            return;
-        }
         if let Some(StreamEvent::ToolCallDelta { raw, .. }) = out.get_mut(j.at) {
-            let mut joined = raw.to_string();
-            for f in &j.frames {
-                joined.push('\n');
-                joined.push_str(f);
-            }
-            *raw = Raw::from(joined);
+            *raw = Raw::from(j.frames);
         }
+    }
+
+    /// Lends the text of a frame whose deltas are all call pieces: the
+    /// events made of it copy it only then (see [`Self::raw`]), and a piece
+    /// joined to an event adds it to that event's frames.
+    pub(crate) fn lend_frame(&mut self, text: String) {
+        self.frame = text;
+        self.frame_raw = None;
+    }
+
+    /// The frame [`Self::lend_frame`] lent, back.
+    pub(crate) fn take_frame(&mut self) -> String {
+        self.frame_raw = None;
+        std::mem::take(&mut self.frame)
+    }
+
+    /// An event's frame: the lent one, shared once, or else `raw`.
+    fn raw(&mut self, raw: &Raw) -> Raw {
+        if self.frame.is_empty() {
+            return raw.clone();
+        }
+        let frame = &self.frame;
+        self.frame_raw
+            .get_or_insert_with(|| Raw::from(frame.as_str()))
+            .clone()
     }
 
     /// The edits of the progress events made since the last call, one list
@@ -159,7 +180,7 @@ impl Tracker {
         self.output = reader;
         Some(StreamEvent::OutputDelta {
             partial: partial?,
-            raw: raw.clone(),
+            raw: self.raw(raw),
         })
     }
 
@@ -211,8 +232,16 @@ impl Tracker {
                         *value = partial;
                     }
                 }
-                if let Some(j) = &mut self.joining {
-                    j.frames.push(raw.clone());
+                if let (Some(j), Some(e)) = (&mut self.joining, out.get(at)) {
+                    if j.frames.is_empty() {
+                        j.frames.push_str(e.raw());
+                    }
+                    j.frames.push('\n');
+                    j.frames.push_str(if self.frame.is_empty() {
+                        raw
+                    } else {
+                        &self.frame
+                    });
                 }
                 return out.len() > before;
             }
@@ -220,7 +249,7 @@ impl Tracker {
                 self.joining = Some(Joining {
                     at: out.len(),
                     index,
-                    frames: Vec::new(),
+                    frames: String::new(),
                 });
             }
             out.push(StreamEvent::ToolCallDelta {
@@ -228,7 +257,7 @@ impl Tracker {
                 index,
                 arguments_delta: delta.to_string(),
                 partial,
-                raw: raw.clone(),
+                raw: self.raw(raw),
             });
         }
         out.len() > before
@@ -264,7 +293,7 @@ impl Tracker {
             id: call.id.clone().unwrap_or_default(),
             name: name.to_string(),
             index,
-            raw: raw.clone(),
+            raw: self.raw(raw),
         });
         Some(index)
     }
@@ -290,7 +319,7 @@ impl Tracker {
                 index,
                 arguments_delta: String::new(),
                 partial,
-                raw: raw.clone(),
+                raw: self.raw(raw),
             });
         }
         out.len() > before
@@ -308,6 +337,16 @@ impl super::Accumulator {
         self.tracker.end_batch(out);
     }
 
+    /// Lends and takes back a frame of call pieces (see
+    /// [`Tracker::lend_frame`]).
+    pub(crate) fn lend_frame(&mut self, text: String) {
+        self.tracker.lend_frame(text);
+    }
+
+    pub(crate) fn take_frame(&mut self) -> String {
+        self.tracker.take_frame()
+    }
+
     /// The progress events of open call `slot`, after it grew (or was
     /// patched by `patch`).
     pub(super) fn call_progress(
@@ -320,16 +359,19 @@ impl super::Accumulator {
         if !self.tracker.config.which.tools {
             return;
         }
-        let Some(pos) = self.open.iter().position(|c| c.slot == slot) else {
+        let Some(call) = self.open.iter_mut().find(|c| c.slot == slot) else {
             return;
         };
-        // (Lent out while the tracker reads it; put back at its place.)
-        let Some(mut call) = self.open.get_mut(pos).map(std::mem::take) else {
-            return;
-        };
-        self.progress_of(&mut call, patch, false, raw, out);
-        if let Some(open) = self.open.get_mut(pos) {
-            *open = call;
+        if progress(
+            &mut self.tracker,
+            &mut self.generated_ids,
+            call,
+            patch,
+            false,
+            raw,
+            out,
+        ) {
+            self.events_emitted = true;
         }
     }
 
@@ -342,21 +384,35 @@ impl super::Accumulator {
         raw: &Raw,
         out: &mut Vec<StreamEvent>,
     ) {
-        let view = CallView {
-            id: &mut call.id,
-            name: call.name.as_deref(),
-            arguments: &call.arguments,
-            progress: &mut call.progress,
-        };
-        let counter = &mut self.generated_ids;
-        let new_id = || super::new_id(counter);
-        let pushed = match patch {
-            Some(edits) => self.tracker.edited(view, edits, new_id, raw, out),
-            None => self.tracker.call(view, ending, new_id, raw, out),
-        };
-        if pushed {
+        let t = &mut self.tracker;
+        if progress(t, &mut self.generated_ids, call, patch, ending, raw, out) {
             self.events_emitted = true;
         }
+    }
+}
+
+/// The progress events of `call` (see [`Tracker::call`] and
+/// [`Tracker::edited`]); returns whether it pushed any. (The accumulator's
+/// fields apart, so that an open call is read in place.)
+fn progress(
+    tracker: &mut Tracker,
+    counter: &mut u32,
+    call: &mut super::OpenCall,
+    patch: Option<Vec<Edit>>,
+    ending: bool,
+    raw: &Raw,
+    out: &mut Vec<StreamEvent>,
+) -> bool {
+    let view = CallView {
+        id: &mut call.id,
+        name: call.name.as_deref(),
+        arguments: &call.arguments,
+        progress: &mut call.progress,
+    };
+    let new_id = || super::new_id(counter);
+    match patch {
+        Some(edits) => tracker.edited(view, edits, new_id, raw, out),
+        None => tracker.call(view, ending, new_id, raw, out),
     }
 }
 
