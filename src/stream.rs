@@ -289,6 +289,22 @@ impl StreamDecoder {
         result
     }
 
+    /// Keeps the frame just decoded as the last one (`shared`: as its
+    /// events have it) and gives the SSE parser back a spare string.
+    fn settle_frame(&mut self, shared: Option<Raw>, data: String, event: Option<String>) {
+        let spare = match shared {
+            Some(raw) => {
+                self.last_frame = LastFrame::Shared(raw);
+                Some(data)
+            }
+            None => match std::mem::replace(&mut self.last_frame, LastFrame::Text(data)) {
+                LastFrame::Text(text) => Some(text),
+                LastFrame::Shared(_) => None,
+            },
+        };
+        self.framer.recycle(spare, event);
+    }
+
     /// The frames of [`Self::process`].
     fn process_frames(
         &mut self,
@@ -318,24 +334,18 @@ impl StreamDecoder {
             } else {
                 self.no_frame.clone()
             };
-            let mut data = ev.data;
-            if lend {
-                self.acc.lend_frame(std::mem::take(&mut data));
-            }
-            let applied = self.apply(&mut deltas, result, &raw, out);
-            if lend {
-                data = self.acc.take_frame();
-            }
-            let spare = if keep {
-                self.last_frame = LastFrame::Shared(raw);
-                Some(data)
+            let applied = if lend {
+                self.acc.lend_frame(ev.data);
+                let applied = self.apply(&mut deltas, result, &raw, out);
+                let data = self.acc.take_frame();
+                self.settle_frame(None, data, ev.event);
+                applied
             } else {
-                match std::mem::replace(&mut self.last_frame, LastFrame::Text(data)) {
-                    LastFrame::Text(text) => Some(text),
-                    LastFrame::Shared(_) => None,
-                }
+                // (Before the deltas are applied: a large frame's text is
+                // freed before its event's copies are made.)
+                self.settle_frame(keep.then(|| raw.clone()), ev.data, ev.event);
+                self.apply(&mut deltas, result, &raw, out)
             };
-            self.framer.recycle(spare, ev.event);
             self.deltas = deltas;
             applied?;
         }
