@@ -115,14 +115,17 @@ const BASE64 = /^[A-Za-z0-9+/=_-]*$/;
  */
 async function writeEvent(writer, event) {
   const apart = [];
-  const json = JSON.stringify(event, (_, v) =>
-    typeof v === "string" && v.length > APART && BASE64.test(v)
-      ? `\u0000${apart.push(v) - 1}\u0000`
-      : v,
-  );
+  // The marker holds a token of this event's own, so that no string of the
+  // event (a model's text may hold NULs) can pass for one.
+  let tag = "";
+  const json = JSON.stringify(event, (_, v) => {
+    if (typeof v !== "string" || v.length <= APART || !BASE64.test(v)) return v;
+    tag ||= crypto.randomUUID();
+    return `\u0000${tag}:${apart.push(v) - 1}\u0000`;
+  });
   if (!apart.length) return writer.write(encoder.encode(`data: ${json}\n\n`));
   // [JSON text, index, JSON text, index, ..., JSON text]
-  const pieces = json.split(/"\\u0000(\d+)\\u0000"/);
+  const pieces = json.split(new RegExp(`"\\\\u0000${tag}:(\\d+)\\\\u0000"`));
   await writer.write(encoder.encode(`data: ${pieces[0]}"`));
   for (let i = 1; i < pieces.length; i += 2) {
     await writer.write(encoder.encode(apart[Number(pieces[i])]));
