@@ -321,15 +321,22 @@ async function post(w, path, body, mock = {}) {
   }
 }
 
-/** What the demo Worker streamed: its tool calls and how it ended. */
-function skylOutcome(text) {
-  const calls = [];
-  let end = "no finish";
+/** The demo Worker's SSE text as events; an error event as { error: "Name (code)" }. */
+function* demoEvents(text) {
   for (const block of text.split("\n\n")) {
     const data = block.match(/^data: (.*)$/m)?.[1];
     if (!data) continue;
     const ev = JSON.parse(data);
-    if (/^event: error$/m.test(block)) end = `${ev.name} (${ev.code})`;
+    yield /^event: error$/m.test(block) ? { error: `${ev.name} (${ev.code})` } : ev;
+  }
+}
+
+/** What the demo Worker streamed: its tool calls and how it ended. */
+function skylOutcome(text) {
+  const calls = [];
+  let end = "no finish";
+  for (const ev of demoEvents(text)) {
+    if (ev.error) end = ev.error;
     else if (ev.type === "tool_call") calls.push(`${ev.call.name} ${ev.call.arguments}`);
     else if (ev.type === "finish") end = `finish ${ev.response.finishReason}`;
   }
@@ -415,19 +422,13 @@ const imageAsk = (i) => `Draw a cat ${i + 1}.`;
 const served = [];
 const servedImage = (i) => (served[i] ??= imageFor(`a cat ${i + 1}`, IMAGE_BYTES).data);
 
-/**
- * What the demo Worker streamed for image stream i: whether its one file
- * event and the file part of its finish carry the served bytes.
- */
+/** Whether image stream i's one file event and finish's file part carry the served bytes. */
 function imageOutcome(i, text) {
   const files = [];
   let part;
   let end = "no finish";
-  for (const block of text.split("\n\n")) {
-    const data = block.match(/^data: (.*)$/m)?.[1];
-    if (!data) continue;
-    const ev = JSON.parse(data);
-    if (/^event: error$/m.test(block)) end = `${ev.name} (${ev.code})`;
+  for (const ev of demoEvents(text)) {
+    if (ev.error) end = ev.error;
     else if (ev.type === "file") files.push(ev.file.data);
     else if (ev.type === "finish") {
       end = `finish ${ev.response.finishReason}`;
@@ -436,11 +437,8 @@ function imageOutcome(i, text) {
   }
   const want = servedImage(i);
   const ok = files.length === 1 && files[0] === want && part === want;
-  return {
-    key: ok
-      ? `the served image → ${end}`
-      : `${files.length} file(s), not the served image → ${end}`,
-  };
+  const what = ok ? "the served image" : `${files.length} file(s), not the served image`;
+  return { key: `${what} → ${end}` };
 }
 
 /**
