@@ -221,28 +221,7 @@ impl Tracker {
                 .read(&mut p.reader, delta, true, joining.is_some())
                 .flatten();
             if let Some(at) = joining {
-                if let Some(StreamEvent::ToolCallDelta {
-                    arguments_delta,
-                    partial: value,
-                    ..
-                }) = out.get_mut(at)
-                {
-                    arguments_delta.push_str(delta);
-                    if partial.is_some() {
-                        *value = partial;
-                    }
-                }
-                if let (Some(j), Some(e)) = (&mut self.joining, out.get(at)) {
-                    if j.frames.is_empty() {
-                        j.frames.push_str(e.raw());
-                    }
-                    j.frames.push('\n');
-                    j.frames.push_str(if self.frame.is_empty() {
-                        raw
-                    } else {
-                        &self.frame
-                    });
-                }
+                self.join(at, delta, partial, raw, out);
                 return out.len() > before;
             }
             if self.batch {
@@ -261,6 +240,44 @@ impl Tracker {
             });
         }
         out.len() > before
+    }
+
+    /// Joins a piece of arguments to the `tool_call_delta` at `at`, the
+    /// last event (see [`Self::begin_batch`]): its text, its value (its
+    /// edits were joined as they were read), its frame.
+    fn join(
+        &mut self,
+        at: usize,
+        delta: &str,
+        partial: Option<Value>,
+        raw: &Raw,
+        out: &mut [StreamEvent],
+    ) {
+        let Some(StreamEvent::ToolCallDelta {
+            arguments_delta,
+            partial: value,
+            raw: first,
+            ..
+        }) = out.get_mut(at)
+        else {
+            return;
+        };
+        arguments_delta.push_str(delta);
+        if partial.is_some() {
+            *value = partial;
+        }
+        let frame: &str = if self.frame.is_empty() {
+            raw
+        } else {
+            &self.frame
+        };
+        if let Some(j) = &mut self.joining {
+            if j.frames.is_empty() {
+                j.frames.push_str(first);
+            }
+            j.frames.push('\n');
+            j.frames.push_str(frame);
+        }
     }
 
     /// The call's index, once it started; its `tool_call_start` if it starts
@@ -452,10 +469,18 @@ mod tests {
     /// The events of `body`, read one SSE event at a time (as a stream
     /// that arrives frame by frame).
     fn decode(body: &[u8], which: PartialEvents) -> Vec<StreamEvent> {
+        decode_reads(body.split_inclusive(|b| *b == b'\n'), which)
+    }
+
+    /// The events of a body that came in `reads`.
+    fn decode_reads<'a>(
+        reads: impl IntoIterator<Item = &'a [u8]>,
+        which: PartialEvents,
+    ) -> Vec<StreamEvent> {
         let mut d = StreamDecoder::new(Provider::OpenAiCompat).with_partial_events(which);
         let mut out = Vec::new();
-        for frame in body.split_inclusive(|b| *b == b'\n') {
-            d.feed(frame, &mut out).unwrap();
+        for read in reads {
+            d.feed(read, &mut out).unwrap();
         }
         let _ = d.finish(&mut out);
         out
@@ -535,10 +560,7 @@ mod tests {
             &[r#"{"path": "a"#, r#".txt", "content": "hi"#, r#"!"}"#],
             "tool_calls",
         );
-        let mut d = StreamDecoder::new(Provider::OpenAiCompat).with_partial_events(TOOLS);
-        let mut out = Vec::new();
-        d.feed(&body, &mut out).unwrap();
-        d.finish(&mut out).unwrap();
+        let out = decode_reads([body.as_slice()], TOOLS);
         let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
         assert_eq!(
             summary(&out),
