@@ -30,8 +30,12 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // images as file_partial events (issue 29); plus 0.6 KiB, the pieces of
 // one call that arrive in one read joined into one tool_call_delta, and
 // an append to the string the last edit appended to joined to it (issue
-// 27's 2x target).
-const BUDGET_GZIP = 205.1 * 1024;
+// 27's 2x target); plus 1.2 KiB, one large event held at most 3 times
+// its size (issue 29: an event's frame kept without the file or large
+// text it carries, found by value among the frame's strings; the JS
+// boundary's finish without a copy of the response; a body's first long
+// line without a copy).
+const BUDGET_GZIP = 206.3 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);
@@ -45,8 +49,9 @@ const BUDGET_GZIP = 205.1 * 1024;
 // options in JS); plus 7.5 KiB, the most Vertex AI costs an entry
 // (skyl/gemini; skyl/anthropic 7.4; 2.1 for an entry without either,
 // skyl/openai: the token options and cache in JS, the renewal in the run
-// machine).
-const BUDGET_ENTRY_GZIP = 160.2 * 1024;
+// machine); plus 1.2 KiB, the most issue 29's 3x bound costs an entry
+// (skyl/openai; 0.9 to 1.1 for the others).
+const BUDGET_ENTRY_GZIP = 161.4 * 1024;
 const dir = process.argv[2] ?? "pkg";
 const files = [
   "skyl_wasm_bg.wasm",

@@ -30,6 +30,7 @@ mod usage;
 use calls::new_id;
 
 pub(crate) use delta::Delta;
+pub(crate) use files::kept_frame;
 pub(crate) use progress::Progress;
 pub(crate) use usage::ReadUsage;
 
@@ -61,6 +62,8 @@ pub(crate) struct Accumulator {
     usage_text: usage::UsageText,
     /// The progress events asked for, and their state.
     tracker: progress::Tracker,
+    /// [`Self::finish`] hands the response out in its event alone.
+    finish_in_event: bool,
 }
 
 impl Accumulator {
@@ -83,6 +86,20 @@ impl Accumulator {
     /// their frame, for the events' `raw`).
     pub(crate) fn progress_tools(&self) -> bool {
         self.tracker.config.which.tools
+    }
+
+    /// Makes [`Self::finish`] hand the response out once, in the `Finish`
+    /// event, without the `text` and `reasoning` its parts make (for a
+    /// caller that derives them, the JS boundary), and return an empty one:
+    /// a large text or file is then held once at the end, not four times
+    /// (the part, the text joined, and a copy of both for the event).
+    pub(crate) fn finish_in_event(&mut self) {
+        self.finish_in_event = true;
+    }
+
+    /// The message's parts so far.
+    pub(crate) fn parts(&self) -> &[Part] {
+        &self.response.message.parts
     }
 
     /// Whether any event has been pushed to an output.
@@ -424,7 +441,14 @@ impl Accumulator {
                 },
             );
         }
-        let response = with_text(std::mem::take(&mut self.response));
+        let response = std::mem::take(&mut self.response);
+        if self.finish_in_event {
+            let raw = raw.clone();
+            let response = Box::new(response);
+            self.push(out, StreamEvent::Finish { response, raw });
+            return Ok(Response::default());
+        }
+        let response = with_text(response);
         self.push(
             out,
             StreamEvent::Finish {

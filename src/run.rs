@@ -110,6 +110,9 @@ pub struct RunMachine {
     stop: Option<Error>,
     /// The end that comes after the events being handed out.
     pending: Option<Result<Response, Error>>,
+    /// A stream's response goes out in its `finish` event alone
+    /// ([`Self::response_in_finish_event`]).
+    response_in_event: bool,
 }
 
 impl RunMachine {
@@ -139,6 +142,14 @@ impl RunMachine {
     /// [`Self::take_edits`] (the JS boundary rebuilds the value from them).
     pub(crate) fn keep_edits(&mut self) {
         self.progress.edits = true;
+    }
+
+    /// Hands a stream's response out once, in its `finish` event, without
+    /// the `text` and `reasoning` its parts make (the JS boundary derives
+    /// them), so that a large text or file is not copied at the end;
+    /// [`Step::Done`] then carries an empty response for a stream.
+    pub(crate) fn response_in_finish_event(&mut self) {
+        self.response_in_event = true;
     }
 
     /// The edits of the progress events handed out since the last call.
@@ -187,6 +198,7 @@ impl RunMachine {
             cut: None,
             stop: None,
             pending: None,
+            response_in_event: false,
         }
     }
 
@@ -230,7 +242,10 @@ impl RunMachine {
                 let (progress, limit) = (self.progress, self.max_event_bytes());
                 self.decoder = (self.provider)
                     .map(|p| StreamDecoder::with_max_event_bytes(p, limit).with_progress(progress))
-                    .map(StreamDecoder::finished_once);
+                    .map(|d| match self.response_in_event {
+                        true => d.finished_in_event(),
+                        false => d.finished_once(),
+                    });
             }
         } else {
             self.phase = Phase::ReadingError;

@@ -80,6 +80,9 @@ pub struct SseParser {
 /// its memory for the rest of the stream).
 const MAX_SPARE: usize = 64 * 1024;
 
+/// The UTF-8 byte order mark, which may begin a body.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 impl Default for SseParser {
     fn default() -> Self {
         Self::new()
@@ -222,11 +225,12 @@ impl SseParser {
     }
 
     /// The long line ended by `last`, in one buffer of its size (and room
-    /// for the `\n` its data takes); `line` is kept, emptied.
+    /// for the `\n` its data takes). `line`'s buffer is freed with the
+    /// pieces: it sits just below them, so what the line leaves is one
+    /// block of its size, for the copies its event makes next.
     fn joined(&mut self, last: &[u8]) -> Vec<u8> {
         let mut whole = Vec::with_capacity(self.pending_len() + last.len() + 1);
-        whole.extend_from_slice(&self.line);
-        self.line.clear();
+        whole.extend_from_slice(&std::mem::take(&mut self.line));
         for piece in std::mem::take(&mut self.more) {
             whole.extend_from_slice(&piece);
         }
@@ -236,11 +240,21 @@ impl SseParser {
     }
 
     fn process_gathered(&mut self, mut whole: Vec<u8>, out: &mut Vec<SseEvent>) {
+        // (The body's first line, too, after its BOM.)
+        let bom = match std::mem::take(&mut self.first_line) && whole.starts_with(BOM) {
+            true => BOM.len(),
+            false => 0,
+        };
         // A large `data:` line that begins its event's data becomes that
         // data: its bytes are moved, not copied.
-        let big = whole.len() > MAX_SPARE && self.data.is_empty() && !self.first_line;
-        if big && whole.get(..5) == Some(b"data:") {
-            let start = if whole.get(5) == Some(&b' ') { 6 } else { 5 };
+        let big = whole.len() > MAX_SPARE && self.data.is_empty();
+        if big && whole.get(bom..bom + 5) == Some(b"data:") {
+            let start = bom
+                + if whole.get(bom + 5) == Some(&b' ') {
+                    6
+                } else {
+                    5
+                };
             whole.copy_within(start.., 0);
             whole.truncate(whole.len().saturating_sub(start));
             whole.push(b'\n');
@@ -251,7 +265,7 @@ impl SseParser {
             self.has_data = true;
             return;
         }
-        self.process_line(&whole, out);
+        self.process_line(whole.get(bom..).unwrap_or_default(), out);
         if whole.capacity() <= MAX_SPARE {
             whole.clear();
             self.line = whole; // keep the allocation
@@ -261,7 +275,7 @@ impl SseParser {
     fn process_line(&mut self, mut line: &[u8], out: &mut Vec<SseEvent>) {
         if self.first_line {
             self.first_line = false;
-            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+            if let Some(rest) = line.strip_prefix(BOM) {
                 line = rest;
             }
         }

@@ -1,6 +1,6 @@
 //! [`StreamDecoder`]: response body bytes in, [`StreamEvent`]s out.
 
-use crate::accumulate::{Accumulator, Delta, Progress};
+use crate::accumulate::{kept_frame, Accumulator, Delta, Progress};
 use crate::error::Error;
 use crate::framing::{Frame, Framer};
 use crate::json;
@@ -227,6 +227,16 @@ impl StreamDecoder {
         self
     }
 
+    /// For a caller that takes the response from the
+    /// [`StreamEvent::Finish`] event and derives its `text` and `reasoning`
+    /// from its parts (the JS boundary): see
+    /// [`Accumulator::finish_in_event`]. [`Self::finish`] then returns an
+    /// empty response.
+    pub(crate) fn finished_in_event(mut self) -> Self {
+        self.acc.finish_in_event();
+        self.finished_once()
+    }
+
     /// A body with no SSE framing at all: a whole response (a server or
     /// proxy that ignored `stream`) is decoded as that response; other JSON
     /// (an error payload) is read as one frame; anything else is left to
@@ -330,7 +340,7 @@ impl StreamDecoder {
             let lend =
                 !keep && self.acc.progress_tools() && deltas.iter().any(Delta::is_tool_piece);
             let raw = if keep {
-                Raw::from(ev.data.as_str())
+                kept_frame(&ev.data, &deltas, self.acc.parts())
             } else {
                 self.no_frame.clone()
             };

@@ -295,6 +295,31 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether the string here has the value `want`, read as
+    /// [`Self::string`] reads it, without building it.
+    fn string_is(&mut self, mut want: &str) -> bool {
+        if !self.eat(b'"') {
+            return false;
+        }
+        loop {
+            let run = self.at;
+            self.at = self.run_end(run);
+            let rest = self
+                .text
+                .get(run..self.at)
+                .and_then(|c| want.strip_prefix(c));
+            let Some(rest) = rest else { return false };
+            if self.eat(b'"') {
+                return rest.is_empty();
+            }
+            let c = if self.eat(b'\\') { self.escape() } else { None };
+            match c.and_then(|c| rest.strip_prefix(c)) {
+                Some(rest) => want = rest,
+                None => return false, // a control character, the end, or another value
+            }
+        }
+    }
+
     /// Skips a string, checking it as [`Self::string`] does, without
     /// building it.
     #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
@@ -428,6 +453,42 @@ impl<'a> Reader<'a> {
                 Value::Number(n)
             }
         })
+    }
+}
+
+/// Where a string value (not a key) that is `want` is in the JSON text
+/// `text`: the bytes between its quotes. Only a string whose text is as
+/// long as `want` or longer is read (an escape is longer than what it
+/// stands for), and each once, so finding is linear in `text`.
+pub(crate) fn find_string(text: &str, want: &str) -> Option<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        let start = at + bytes.get(at..)?.iter().position(|&b| b == b'"')? + 1;
+        // The closing quote: the first one no backslash escapes.
+        let mut end = start;
+        while let Some(i) = bytes
+            .get(end..)?
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')
+        {
+            end += i;
+            if bytes.get(end) == Some(&b'"') {
+                break;
+            }
+            end += 2;
+        }
+        if end - start >= want.len() {
+            let mut r = Reader::new(text);
+            r.at = start - 1;
+            if r.string_is(want) && r.at == end + 1 {
+                r.ws();
+                if r.peek() != Some(b':') {
+                    return Some(start..end);
+                }
+            }
+        }
+        at = end + 1;
     }
 }
 

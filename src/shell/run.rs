@@ -119,7 +119,7 @@ impl BoundaryRun {
             idle,
             seed,
         };
-        Self::of(input, label, stream, &limits)
+        Self::of(input, label, stream, &limits).response_in_finish_event()
     }
 
     /// A request already read (a tool loop's step), or why it could not be.
@@ -149,7 +149,17 @@ impl BoundaryRun {
         let provider = p.as_ref().ok().copied();
         let machine = p.map(|p| RunMachine::given(p, timers)).map_err(Some);
         let label = provider.map_or("unknown", Provider::name);
-        Self::with(machine, label, true, provider)
+        Self::with(machine, label, true, provider).response_in_finish_event()
+    }
+
+    /// A stream's response goes out in its `finish` event alone (JS derives
+    /// its `text` and `reasoning`): not for a tool loop's step, whose
+    /// response the loop takes ([`Self::take_response`]).
+    fn response_in_finish_event(mut self) -> Self {
+        if let Ok(m) = &mut self.machine {
+            m.response_in_finish_event();
+        }
+        self
     }
 
     fn with(

@@ -8,6 +8,8 @@
 // inlineData part with that many bytes of base64 and a thought signature of
 // a tenth of it, in the frames a recorded image stream has. Bodies come in
 // 4 KiB chunks (what workerd hands a Worker).
+import { readFileSync } from "node:fs";
+
 const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
 const { decodeStream, wasmMemorySize } = await import(entry);
 
@@ -55,12 +57,31 @@ function skippedStream(n) {
   return `data: ${"x".repeat(n)}\n\n${textStream(0)}`;
 }
 
-const provider = kind === "image" ? "gemini" : "openai";
-const make = { image: imageStream, skipped: skippedStream }[kind] ?? textStream;
+/**
+ * The Responses API's recorded image stream (openai-image-generation-tool.1)
+ * with an image of `n` bytes of base64: in its partial_image frame, in
+ * output_item.done and again in response.completed.
+ */
+function responsesStream(n) {
+  const b64 = "ABCD".repeat(Math.ceil(n / 4)).slice(0, n);
+  return recorded.replace(/"(partial_image_b64|result)":"[^"]*"/g, `"$1":"${b64}"`);
+}
+const recorded = readFileSync(
+  new URL(
+    "../fixtures/conformance/responses/openai-image-generation-tool.1.stream.sse",
+    import.meta.url,
+  ),
+  "utf8",
+);
+
+const provider = { image: "gemini", responses: "responses" }[kind] ?? "openai";
+const make =
+  { image: imageStream, skipped: skippedStream, responses: responsesStream }[kind] ?? textStream;
 await run(provider, make(1000));
 const rest = wasmMemorySize();
 const response = await run(provider, make(size));
 const after = wasmMemorySize();
-const got = kind === "image" ? (response.files?.[0]?.data.length ?? -1) : response.text.length;
+const image = kind === "image" || kind === "responses";
+const got = image ? (response.files?.[0]?.data.length ?? -1) : response.text.length;
 // (`skipped`: the text is empty, the event having been skipped.)
 console.log(JSON.stringify({ kind, size, rest, after, growth: after - rest, got }));

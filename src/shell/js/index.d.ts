@@ -335,7 +335,7 @@ export type ClientOptions = {
    * The most bytes one streamed event may hold (default 33554432, 32 MiB: a
    * 4K image's base64); a larger one fails the request with a
    * `MalformedStreamError` of code `event_too_large`. A large event takes
-   * about 4 times its size in WebAssembly memory while it is read
+   * at most about 3 times its size in WebAssembly memory while it is read
    * (RELIABILITY.md, "One large event"). For the whole fallback chain.
    */
   maxEventBytes?: number;
