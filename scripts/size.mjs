@@ -34,8 +34,10 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // its size (issue 29: an event's frame kept without the file or large
 // text it carries, found by value among the frame's strings; the JS
 // boundary's finish without a copy of the response; a body's first long
-// line without a copy).
-const BUDGET_GZIP = 206.3 * 1024;
+// line without a copy); plus 0.3 KiB, no copy of a streamed file in wasm
+// once its event is out (issue 29: the message's file left empty for JS to
+// fill from its event, a repeated file known by its length and hash).
+const BUDGET_GZIP = 206.6 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);

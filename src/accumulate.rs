@@ -64,6 +64,8 @@ pub(crate) struct Accumulator {
     tracker: progress::Tracker,
     /// [`Self::finish`] hands the response out in its event alone.
     finish_in_event: bool,
+    /// The files made so far, as later frames may repeat them.
+    made: Vec<files::Made>,
 }
 
 impl Accumulator {
@@ -92,14 +94,17 @@ impl Accumulator {
     /// event, without the `text` and `reasoning` its parts make (for a
     /// caller that derives them, the JS boundary), and return an empty one:
     /// a large text or file is then held once at the end, not four times
-    /// (the part, the text joined, and a copy of both for the event).
+    /// (the part, the text joined, and a copy of both for the event). A
+    /// file part of the message keeps an empty `data`: the caller takes it
+    /// from the file's event, so that an image is held once, by its event,
+    /// and not for the rest of the stream.
     pub(crate) fn finish_in_event(&mut self) {
         self.finish_in_event = true;
     }
 
-    /// The message's parts so far.
-    pub(crate) fn parts(&self) -> &[Part] {
-        &self.response.message.parts
+    /// The files made so far, as later frames may repeat them.
+    pub(crate) fn made(&self) -> &[files::Made] {
+        &self.made
     }
 
     /// Whether any event has been pushed to an output.
@@ -195,8 +200,16 @@ impl Accumulator {
                 provider,
                 kept,
             } => {
+                self.made.push(files::made_of(&data));
+                // (For a caller that takes it from the event, the
+                // message's file keeps an empty `data`.)
+                let copy = match self.finish_in_event {
+                    true => String::new(),
+                    false => data.clone(),
+                };
+                let (part, _) = files::made(raw, media_type.clone(), copy, provider, kept.clone());
+                self.part(part);
                 let (file, raw) = files::made(raw, media_type, data, provider, kept);
-                self.part(file.clone());
                 self.push(out, StreamEvent::File { file, raw });
             }
             Delta::FilePartial {

@@ -340,7 +340,7 @@ impl StreamDecoder {
             let lend =
                 !keep && self.acc.progress_tools() && deltas.iter().any(Delta::is_tool_piece);
             let raw = if keep {
-                kept_frame(&ev.data, &deltas, self.acc.parts())
+                kept_frame(&ev.data, &deltas, self.acc.made())
             } else {
                 self.no_frame.clone()
             };

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::delta::Delta;
-use crate::json::read::find_string;
+use crate::json::read::{find_string, fnv, FNV_START};
 use crate::model::{Part, ProviderData, Raw};
 
 /// A text longer than this is left out of the frame its event keeps.
@@ -34,26 +34,34 @@ pub(crate) fn made(
     (file, raw)
 }
 
+/// A string as a frame holds it: its length and [`fnv`] hash (all that is
+/// kept of a file's base64 where its data leaves with its event:
+/// [`super::Accumulator::finish_in_event`]).
+pub(crate) type Made = (usize, u64);
+
+/// What `text` is known by in a frame.
+pub(crate) fn made_of(text: &str) -> Made {
+    (text.len(), fnv(FNV_START, text.as_bytes()))
+}
+
 /// The frame `data`, whose deltas are `deltas`, as its events keep it:
 /// each file's base64 and each text over [`LARGE_TEXT`] replaced by a
 /// marker (made from `data` without copying it whole first); in a frame
 /// over [`LARGE_TEXT`], also the base64 of a file the response already
 /// has, `made` (the Responses API repeats its images in
 /// `response.completed`).
-pub(crate) fn kept_frame(data: &str, deltas: &[Delta], made: &[Part]) -> Raw {
+pub(crate) fn kept_frame(data: &str, deltas: &[Delta], made: &[Made]) -> Raw {
     let carried = deltas.iter().filter_map(|d| match d {
-        Delta::File { data, .. } | Delta::FilePartial { data, .. } => Some((data.as_str(), FILE)),
-        Delta::Text(t) | Delta::Reasoning(t) if t.len() > LARGE_TEXT => Some((t.as_str(), TEXT)),
+        Delta::File { data, .. } | Delta::FilePartial { data, .. } => Some((made_of(data), FILE)),
+        Delta::Text(t) | Delta::Reasoning(t) if t.len() > LARGE_TEXT => Some((made_of(t), TEXT)),
         _ => None,
     });
-    let repeated = made.iter().filter_map(|p| match p {
-        Part::File { data: Some(d), .. } if data.len() > LARGE_TEXT => Some((d.as_str(), MADE)),
-        _ => None,
-    });
+    let large = data.len() > LARGE_TEXT;
+    let repeated = made.iter().filter(|(len, _)| large && *len > LARGE_TEXT);
     let mut kept: Option<String> = None;
-    for (text, place) in carried.chain(repeated) {
+    for (string, place) in carried.chain(repeated.map(|&m| (m, MADE))) {
         let frame = kept.as_deref().unwrap_or(data);
-        if let Some(at) = replaced(frame, text, place) {
+        if let Some(at) = replaced(frame, string, place) {
             kept = Some(at);
         }
     }
@@ -63,10 +71,23 @@ pub(crate) fn kept_frame(data: &str, deltas: &[Delta], made: &[Part]) -> Raw {
 /// `raw` with `data` replaced by a marker that says where it is; `raw` as
 /// it is when `data` is not one of its strings.
 pub(crate) fn without_data(raw: &Raw, data: &str) -> Raw {
-    match replaced(raw, data, FILE) {
+    match replaced(raw, made_of(data), FILE) {
         Some(out) => Raw::from(out),
         None => raw.clone(),
     }
+}
+
+/// `frame` (JSON) with its first string value that is `string` (see
+/// [`made_of`]) replaced by a marker that says how long it is and `place`,
+/// where it is; `None` if it has none (or `string` is empty).
+fn replaced(frame: &str, string: Made, place: &str) -> Option<String> {
+    let at = find_string(frame, string).filter(|_| string.0 > 0)?;
+    let marker = marker(string.0, place);
+    let mut out = String::with_capacity(frame.len() - at.len() + marker.len());
+    out.push_str(frame.get(..at.start)?);
+    out.push_str(&marker);
+    out.push_str(frame.get(at.end..)?);
+    Some(out)
 }
 
 /// What stands for a file's base64 in its event's frame, and for a large
@@ -74,19 +95,6 @@ pub(crate) fn without_data(raw: &Raw, data: &str) -> Raw {
 const FILE: &str = "of base64, in the event's file.data";
 const TEXT: &str = "of text, in the event's text";
 const MADE: &str = "of base64, a file of response.files";
-
-/// `frame` (JSON) with its first string value that is `text` replaced by
-/// a marker that says how long `text` is and `place` it is, or `None` if
-/// it has none (or `text` is empty).
-fn replaced(frame: &str, text: &str, place: &str) -> Option<String> {
-    let at = find_string(frame, text).filter(|_| !text.is_empty())?;
-    let marker = marker(text.len(), place);
-    let mut out = String::with_capacity(frame.len() - at.len() + marker.len());
-    out.push_str(frame.get(..at.start)?);
-    out.push_str(&marker);
-    out.push_str(frame.get(at.end..)?);
-    Some(out)
-}
 
 /// What stands for `len` bytes of a file's base64 (`place`: [`FILE`]) or
 /// of a text ([`TEXT`]) in a frame.
@@ -99,7 +107,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_data_is_replaced_once_placeit_is_and_nothing_else_changes() {
+    fn the_data_is_replaced_once_where_it_is_and_nothing_else_changes() {
         let raw = Raw::from(r#"{"item":{"id":"ig_1","result":"QUJDRA==","x":"QUJD"}}"#);
         let out = without_data(&raw, "QUJDRA==");
         assert_eq!(
@@ -150,27 +158,21 @@ mod tests {
     }
 
     /// A large frame that repeats a file the response has (the Responses
-    /// API's `response.completed`) keeps it out; a small one keeps it.
+    /// API's `response.completed`), escaped or not, keeps it out; a small
+    /// one keeps it, and so does a frame with another string of its size.
     #[test]
     fn a_large_frame_leaves_out_a_file_it_repeats() {
-        let file = |b64: &str| {
-            made(
-                &Raw::from(""),
-                "image/png".into(),
-                b64.into(),
-                "responses",
-                Value::Null,
-            )
-            .0
-        };
-        let b64 = "QUJD".repeat(LARGE_TEXT / 4 + 1);
-        let frame = format!(r#"{{"output":[{{"result":"{b64}"}}],"usage":{{}}}}"#);
+        let b64 = "QU/J".repeat(LARGE_TEXT / 4 + 1);
+        let escaped = b64.replace('/', "\\/");
+        let frame = format!(r#"{{"output":[{{"result":"{escaped}"}}],"usage":{{}}}}"#);
         let want = format!(
             r#"{{"output":[{{"result":"<skyl: {} bytes of base64, a file of response.files>"}}],"usage":{{}}}}"#,
             b64.len()
         );
-        assert!(*kept_frame(&frame, &[], &[file(&b64)]) == *want);
+        assert!(*kept_frame(&frame, &[], &[made_of(&b64)]) == *want);
+        let other = frame.replace("QU", "QV");
+        assert!(*kept_frame(&other, &[], &[made_of(&b64)]) == *other);
         let small = r#"{"output":[{"result":"QUJD"}]}"#;
-        assert_eq!(&*kept_frame(small, &[], &[file("QUJD")]), small);
+        assert_eq!(&*kept_frame(small, &[], &[made_of("QUJD")]), small);
     }
 }

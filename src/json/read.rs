@@ -295,28 +295,27 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Whether the string here has the value `want`, read as
+    /// The string here's length and [`fnv`] hash, read as
     /// [`Self::string`] reads it, without building it.
-    fn string_is(&mut self, mut want: &str) -> bool {
+    fn string_hash(&mut self) -> Option<(usize, u64)> {
         if !self.eat(b'"') {
-            return false;
+            return None;
         }
+        let (mut len, mut hash) = (0, FNV_START);
         loop {
             let run = self.at;
             self.at = self.run_end(run);
-            let rest = self
-                .text
-                .get(run..self.at)
-                .and_then(|c| want.strip_prefix(c));
-            let Some(rest) = rest else { return false };
+            let chunk = self.text.get(run..self.at)?;
+            (len, hash) = (len + chunk.len(), fnv(hash, chunk.as_bytes()));
             if self.eat(b'"') {
-                return rest.is_empty();
+                return Some((len, hash));
             }
-            let c = if self.eat(b'\\') { self.escape() } else { None };
-            match c.and_then(|c| rest.strip_prefix(c)) {
-                Some(rest) => want = rest,
-                None => return false, // a control character, the end, or another value
+            if !self.eat(b'\\') {
+                return None; // a control character, or the end
             }
+            let mut utf8 = [0; 4];
+            let c = self.escape()?.encode_utf8(&mut utf8);
+            (len, hash) = (len + c.len(), fnv(hash, c.as_bytes()));
         }
     }
 
@@ -456,11 +455,22 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Where a string value (not a key) that is `want` is in the JSON text
-/// `text`: the bytes between its quotes. Only a string whose text is as
-/// long as `want` or longer is read (an escape is longer than what it
-/// stands for), and each once, so finding is linear in `text`.
-pub(crate) fn find_string(text: &str, want: &str) -> Option<std::ops::Range<usize>> {
+/// FNV-1a's offset basis: the hash of nothing.
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// 64-bit FNV-1a of `bytes`, on from `hash`.
+pub(crate) fn fnv(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Where a string value (not a key) of `len` bytes whose [`fnv`] hash is
+/// `hash` is in the JSON text `text`: the bytes between its quotes. Only a
+/// string whose text is `len` bytes long or longer is read (an escape is
+/// longer than what it stands for), and each once, so finding is linear
+/// in `text`.
+pub(crate) fn find_string(text: &str, (len, hash): (usize, u64)) -> Option<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut at = 0;
     loop {
@@ -478,10 +488,10 @@ pub(crate) fn find_string(text: &str, want: &str) -> Option<std::ops::Range<usiz
             }
             end += 2;
         }
-        if end - start >= want.len() {
+        if end - start >= len {
             let mut r = Reader::new(text);
             r.at = start - 1;
-            if r.string_is(want) && r.at == end + 1 {
+            if r.string_hash() == Some((len, hash)) && r.at == end + 1 {
                 r.ws();
                 if r.peek() != Some(b':') {
                     return Some(start..end);

@@ -225,3 +225,59 @@ for (const id of [
     assert.equal(plain.events.length, asked.events.length - 1);
   });
 }
+
+// (The core leaves a streamed file's data out of the message it keeps, so
+// that wasm holds an image once: JS takes it from the file event, for the
+// finish and for an error's partial response alike.)
+test("a stream cut after its image: the error's partial has the image its event had", async () => {
+  const mockOptions = { image_bytes: 200_000 };
+  const c = client(mock, "gemini", { mockOptions, maxRetries: 0 });
+  const whole = await collect(c.stream({ messages: ask("Draw a cat.") }));
+  assert.ifError(whole.error);
+  const image = whole.response.files[0].data;
+  assert.ok(image.length > 190_000);
+  // The mock's body again, cut before its last frame (the finish).
+  const res = await fetch(`${mock.url}/v1beta/models/mock-model:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-mock-image-bytes": "200000" },
+    body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Draw a cat." }] }] }),
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  const last = body.lastIndexOf("data: ");
+  const cut = client(mock, "gemini", {
+    mockOptions: { ...mockOptions, disconnect_after: last, chunk: 4096 },
+    maxRetries: 0,
+  });
+  const { events, error } = await collect(cut.stream({ messages: ask("Draw a cat.") }));
+  assert.deepEqual(
+    events.filter((e) => e.type === "file").map((e) => e.file.data),
+    [image],
+  );
+  assert.ok(error?.partial, String(error));
+  const parts = error.partial.message.parts.filter((p) => p.type === "file");
+  assert.deepEqual(
+    parts.map((p) => p.data),
+    [image],
+  );
+  assert.deepEqual(
+    error.partial.files.map((p) => p.data),
+    [image],
+  );
+});
+
+test("Responses: a large image is left out of the completed response's frame, which repeats it", async () => {
+  const c = client(mock, "responses", { mockOptions: { image_bytes: 100_000 } });
+  const { events, response, error } = await collect(c.stream({ messages: ask("Draw a cat.") }));
+  assert.ifError(error);
+  const [file] = response.files;
+  assert.ok(file.data.length > 64 * 1024);
+  const finish = events.at(-1);
+  assert.equal(finish.type, "finish");
+  assert.match(finish.raw, /"type":"response.completed"/);
+  assert.ok(!finish.raw.includes(file.data));
+  assert.ok(
+    finish.raw.includes(`<skyl: ${file.data.length} bytes of base64, a file of response.files>`),
+  );
+  // Every event's frame: the image in none, the file event's marked.
+  assert.ok(events.every((e) => typeof e.raw !== "string" || !e.raw.includes(file.data)));
+});

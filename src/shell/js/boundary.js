@@ -167,6 +167,23 @@ export function completeResponse(r) {
   return out;
 }
 
+/**
+ * Fills in an error's partial response with its files' data: a stream's
+ * file parts come from the core with an empty `data` (each is in its
+ * `file` event, which `progress.files` kept in order), so that wasm holds
+ * an image once.
+ */
+export function withFiles(partial, progress) {
+  for (const list of [partial?.message?.parts, partial?.files]) {
+    let f = 0;
+    for (const p of list ?? []) {
+      if (p.type !== "file" || p.data === undefined) continue;
+      if (p.data === "" && f < progress.files.length) p.data = progress.files[f];
+      f++;
+    }
+  }
+}
+
 /** A copy of an object or array, one level deep. */
 const shallow = (x) => (Array.isArray(x) ? x.slice() : { ...x });
 

@@ -11,7 +11,7 @@ import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
 import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
-import { decoded, encoded, Input, parse, progressState } from "./boundary.js";
+import { decoded, encoded, Input, parse, progressState, withFiles } from "./boundary.js";
 import { CANCEL, STEP } from "./policy.js";
 import { fresh } from "./credentials.js";
 import { freshTokens } from "./tokens.js";
@@ -410,6 +410,7 @@ export class Run {
       this.onDone?.(this.m);
     } catch (e) {
       failure = e;
+      if (e?.partial) withFiles(e.partial, progress);
       throw e;
     } finally {
       // Leaving early (break, return(), an error) cancels the request;
