@@ -36,8 +36,10 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // boundary's finish without a copy of the response; a body's first long
 // line without a copy); plus 0.3 KiB, no copy of a streamed file in wasm
 // once its event is out (issue 29: the message's file left empty for JS to
-// fill from its event, a repeated file known by its length and hash).
-const BUDGET_GZIP = 206.6 * 1024;
+// fill from its event, a repeated file known by its length and hash);
+// plus 0.4 KiB, the Responses API's response.completed read without its
+// `output`, which repeats every item (issue 29: not decoded a second time).
+const BUDGET_GZIP = 207.0 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);

@@ -241,6 +241,15 @@ impl<'a> Reader<'a> {
         Some(n)
     }
 
+    /// Skips any value, checking it, and returns where it was.
+    #[allow(dead_code)] // (used by the responses adapter alone)
+    pub(crate) fn skipped(&mut self) -> Option<std::ops::Range<usize>> {
+        self.ws();
+        let from = self.at;
+        self.skip()?;
+        Some(from..self.at)
+    }
+
     /// Whether a string is next.
     pub(crate) fn peek_string(&mut self) -> bool {
         self.ws();

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::accumulate::{Accumulator, Delta};
 use crate::framing::Frame;
+use crate::json::read::Reader;
 use crate::json::take_str;
 use crate::providers::{FrameFailure, FrameStream};
 
@@ -84,7 +85,9 @@ impl FrameStream for StreamState {
         if crate::providers::fast_paths() && self.fast_frame(&ev.data, out) {
             return Ok(());
         }
-        let Ok(Value::Object(mut data)) = crate::json::read::parse(&ev.data) else {
+        let short = without_output(&ev.data);
+        let text = short.as_deref().unwrap_or(&ev.data);
+        let Ok(Value::Object(mut data)) = crate::json::read::parse(text) else {
             // Skipped, and said so; a terminal event lost this way leaves
             // the stream ended early.
             out.push(Delta::Warning {
@@ -401,4 +404,61 @@ fn partial_image(data: &mut Map<String, Value>) -> Option<Delta> {
         provider: NAME,
         kept: Value::Object(kept),
     })
+}
+
+/// A `response.completed` or `response.incomplete` event with `[]` for its
+/// response's `output`, which repeats every item the stream has handed out
+/// (a generated image's base64 among them): it is skipped, not read into a
+/// tree or copied a second time, and nothing reads it. `None` for any
+/// other event, or where the reader gives up (the general path reads it
+/// whole).
+fn without_output(data: &str) -> Option<String> {
+    const COMPLETED: &str = r#"{"type":"response.completed""#;
+    const INCOMPLETE: &str = r#"{"type":"response.incomplete""#;
+    if !data.starts_with(COMPLETED) && !data.starts_with(INCOMPLETE) {
+        return None;
+    }
+    let mut r = Reader::new(data);
+    let mut output = None;
+    r.object(|r, key| match key {
+        "response" => r.object(|r, key| match key {
+            "output" => r.skipped().map(|at| output = Some(at)),
+            _ => r.skip(),
+        }),
+        _ => r.skip(),
+    })?;
+    r.at_end().then_some(())?;
+    let at = output?;
+    let mut short = data.get(..at.start)?.to_string();
+    short.push_str("[]");
+    short.push_str(data.get(at.end..)?);
+    Some(short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The end without its `output`, the rest as it was; anything else, or
+    /// a key the reader cannot compare (escaped), is left as it is.
+    #[test]
+    fn the_end_is_read_without_its_output() {
+        let frame = r#"{"type":"response.completed","response":{"id":"r","output":[{"result":"QUJD"}],"usage":{"input_tokens":3}}}"#;
+        assert_eq!(
+            without_output(frame).as_deref(),
+            Some(
+                r#"{"type":"response.completed","response":{"id":"r","output":[],"usage":{"input_tokens":3}}}"#
+            )
+        );
+        let spaced = frame.replace(r#""output":"#, r#""output": "#);
+        assert!(without_output(&spaced).is_some_and(|f| f.contains(r#""output": []"#)));
+        for other in [
+            frame.replace("response.completed", "response.created"),
+            frame.replace(r#""output""#, r#""outp\u0075t""#),
+            frame.replace(r#""QUJD""#, "QUJD"),
+            format!("{frame} x"),
+        ] {
+            assert_eq!(without_output(&other), None, "{other}");
+        }
+    }
 }
