@@ -38,8 +38,10 @@ import { PROVIDER_FEATURES } from "../src/shell/js/policy.js";
 // once its event is out (issue 29: the message's file left empty for JS to
 // fill from its event, a repeated file known by its length and hash);
 // plus 0.4 KiB, the Responses API's response.completed read without its
-// `output`, which repeats every item (issue 29: not decoded a second time).
-const BUDGET_GZIP = 207.0 * 1024;
+// `output`, which repeats every item (issue 29: not decoded a second time);
+// plus 0.1 KiB, a string with escapes decoded into a buffer of its size
+// (issue 29: a large text with newlines took 3.3x, not 2x).
+const BUDGET_GZIP = 207.1 * 1024;
 // Each one-adapter entry (skyl/openai, ...), wasm + JS glue, gzip: the
 // largest was 123.7 KiB when this budget came in at 125 KiB (issue 33 aims
 // at 80); plus 5.4 KiB, the most progress events cost an entry (issue 27);

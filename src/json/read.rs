@@ -298,7 +298,14 @@ impl<'a> Reader<'a> {
             if !self.eat(b'\\') {
                 return None; // a control character, or the end
             }
-            let s = owned.get_or_insert_with(String::new);
+            // (Room for the whole string at once: its text is at least as
+            // long as its value. Grown by doubling, a large text would
+            // take up to twice its size, and as much again of what it
+            // outgrew.)
+            let s = owned.get_or_insert_with(|| {
+                let end = closing_quote(self.text.as_bytes(), run);
+                String::with_capacity(end.map_or(0, |end| end - run))
+            });
             s.push_str(chunk);
             s.push(self.escape()?);
         }
@@ -484,19 +491,7 @@ pub(crate) fn find_string(text: &str, (len, hash): (usize, u64)) -> Option<std::
     let mut at = 0;
     loop {
         let start = at + bytes.get(at..)?.iter().position(|&b| b == b'"')? + 1;
-        // The closing quote: the first one no backslash escapes.
-        let mut end = start;
-        while let Some(i) = bytes
-            .get(end..)?
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\')
-        {
-            end += i;
-            if bytes.get(end) == Some(&b'"') {
-                break;
-            }
-            end += 2;
-        }
+        let end = closing_quote(bytes, start)?;
         if end - start >= len {
             let mut r = Reader::new(text);
             r.at = start - 1;
@@ -508,6 +503,21 @@ pub(crate) fn find_string(text: &str, (len, hash): (usize, u64)) -> Option<std::
             }
         }
         at = end + 1;
+    }
+}
+
+/// Where the string whose text starts at `at` ends: its closing quote, the
+/// first one no backslash escapes.
+fn closing_quote(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        at += bytes
+            .get(at..)?
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')?;
+        if bytes.get(at) == Some(&b'"') {
+            return Some(at);
+        }
+        at += 2;
     }
 }
 

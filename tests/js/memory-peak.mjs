@@ -2,12 +2,14 @@
 // JSON, the wasm memory at rest (after a small stream) and after the large
 // event's stream, which is the peak (WebAssembly memory never shrinks).
 // Run by memory.test.mjs in a child process per case:
-//   node tests/js/memory-peak.mjs <text|skipped|image> <bytes>
-// `text`: an OpenAI text delta of that many bytes; `skipped`: a data line
-// of that many bytes that is not JSON, then a stop; `image`: a Gemini
-// inlineData part with that many bytes of base64 and a thought signature of
-// a tenth of it, in the frames a recorded image stream has. Bodies come in
-// 4 KiB chunks (what workerd hands a Worker).
+//   node tests/js/memory-peak.mjs <text|prose|skipped|image|responses> <bytes>
+// `text`: an OpenAI text delta of that many bytes; `prose`: the same in
+// lines, each newline escaped in the JSON; `skipped`: a data line of that
+// many bytes that is not JSON, then a stop; `image`: a Gemini inlineData
+// part with that many bytes of base64 and a thought signature of a tenth
+// of it, in the frames a recorded image stream has; `responses`: the
+// Responses API's recorded image stream with an image of that size.
+// Bodies come in 4 KiB chunks (what workerd hands a Worker).
 import { readFileSync } from "node:fs";
 
 const entry = process.env.SKYL_ENTRY ?? new URL("../../pkg/node.js", import.meta.url).href;
@@ -28,9 +30,16 @@ function chunks(text) {
   });
 }
 
-function textStream(n) {
+/**
+ * An OpenAI text delta of `n` bytes of text, as its frame writes it: with
+ * `prose`, lines of 79 characters and a newline (escaped in the JSON).
+ */
+function textStream(n, prose = false) {
+  const line = `${"x".repeat(79)}\n`;
+  const plain = prose ? line.repeat(Math.ceil(n / 80)).slice(0, n) : "x".repeat(n);
+  const text = JSON.stringify(plain).slice(1, -1);
   return (
-    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${"x".repeat(n)}"},"finish_reason":null}]}\n\n` +
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n` +
     'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
   );
 }
@@ -75,8 +84,11 @@ const recorded = readFileSync(
 );
 
 const provider = { image: "gemini", responses: "responses" }[kind] ?? "openai";
+const proseStream = (n) => textStream(n, true);
 const make =
-  { image: imageStream, skipped: skippedStream, responses: responsesStream }[kind] ?? textStream;
+  { image: imageStream, skipped: skippedStream, responses: responsesStream, prose: proseStream }[
+    kind
+  ] ?? textStream;
 await run(provider, make(1000));
 const rest = wasmMemorySize();
 const response = await run(provider, make(size));
