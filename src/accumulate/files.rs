@@ -96,8 +96,9 @@ const FILE: &str = "of base64, in the event's file.data";
 const TEXT: &str = "of text, in the event's text";
 const MADE: &str = "of base64, a file of response.files";
 
-/// What stands for `len` bytes of a file's base64 (`place`: [`FILE`]) or
-/// of a text ([`TEXT`]) in a frame.
+/// What stands for `len` bytes of a file's base64 (`place`: [`FILE`], or
+/// [`MADE`] for a file a later frame repeats) or of a text ([`TEXT`]) in
+/// a frame.
 fn marker(len: usize, place: &str) -> String {
     format!("<skyl: {len} bytes {place}>")
 }
