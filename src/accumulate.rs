@@ -207,9 +207,14 @@ impl Accumulator {
                     true => String::new(),
                     false => data.clone(),
                 };
-                let (part, _) = files::made(raw, media_type.clone(), copy, provider, kept.clone());
-                self.part(part);
-                let (file, raw) = files::made(raw, media_type, data, provider, kept);
+                self.part(files::made(
+                    media_type.clone(),
+                    copy,
+                    provider,
+                    kept.clone(),
+                ));
+                let file = files::made(media_type, data, provider, kept);
+                let raw = raw.clone();
                 self.push(out, StreamEvent::File { file, raw });
             }
             Delta::FilePartial {
@@ -220,7 +225,8 @@ impl Accumulator {
                 kept,
             } => {
                 if self.tracker.config.which.files {
-                    let (file, raw) = files::made(raw, media_type, data, provider, kept);
+                    let file = files::made(media_type, data, provider, kept);
+                    let raw = raw.clone();
                     self.push(out, StreamEvent::FilePartial { index, file, raw });
                 }
             }

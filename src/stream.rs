@@ -258,7 +258,10 @@ impl StreamDecoder {
             events.push(Frame { event: None, data });
             return Ok(());
         };
-        let raw = Raw::from(data.as_str());
+        let raw = match &decoded {
+            Ok(deltas) => kept_frame(&data, deltas, &[]),
+            Err(_) => Raw::from(data.as_str()),
+        };
         self.last_frame = LastFrame::Shared(raw.clone());
         let (mut deltas, result) = match decoded {
             Ok(deltas) => (deltas, Ok(())),
@@ -411,6 +414,26 @@ mod tests {
                 "{body:?}"
             );
         }
+    }
+
+    /// A whole response where a stream was asked for (a server that
+    /// ignored `stream`) is one frame: its file event's frame is kept
+    /// without the file's base64, as a streamed one is.
+    #[cfg(feature = "gemini")]
+    #[test]
+    fn a_whole_body_keeps_its_file_out_of_its_frame() {
+        let body = br#"{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"QUJDRA=="}}],"role":"model"},"finishReason":"STOP","index":0}]}"#;
+        let (events, result) = StreamDecoder::decode_all(Provider::Gemini, body);
+        assert_eq!(result.unwrap().files().count(), 1);
+        let raw = events
+            .iter()
+            .find_map(|e| match e {
+                StreamEvent::File { raw, .. } => Some(raw),
+                _ => None,
+            })
+            .unwrap();
+        assert!(!raw.contains("QUJDRA=="), "{raw}");
+        assert!(raw.contains("<skyl: 8 bytes of base64, in the event's file.data>"));
     }
 
     /// Each event's `raw` is its own frame, whether or not the frames in

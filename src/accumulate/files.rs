@@ -12,26 +12,19 @@ use crate::model::{Part, ProviderData, Raw};
 /// A text longer than this is left out of the frame its event keeps.
 pub(crate) const LARGE_TEXT: usize = 64 * 1024;
 
-/// A file the model made (or a partial one) as a file part, what replays
-/// it under its provider's name, and its frame without the base64.
-pub(crate) fn made(
-    raw: &Raw,
-    media_type: String,
-    data: String,
-    provider: &str,
-    kept: Value,
-) -> (Part, Raw) {
-    let raw = without_data(raw, &data);
+/// A file the model made (or a partial one) as a file part, with what
+/// replays it under its provider's name. (Its event's frame is the one
+/// [`kept_frame`] made, without the base64.)
+pub(crate) fn made(media_type: String, data: String, provider: &str, kept: Value) -> Part {
     let mut replay = ProviderData::new();
     replay.insert(provider.to_string(), kept);
-    let file = Part::File {
+    Part::File {
         url: None,
         data: Some(data),
         media_type,
         filename: None,
         provider_data: Some(replay),
-    };
-    (file, raw)
+    }
 }
 
 /// A string as a frame holds it: its length and [`fnv`] hash (all that is
@@ -68,15 +61,6 @@ pub(crate) fn kept_frame(data: &str, deltas: &[Delta], made: &[Made]) -> Raw {
     Raw::from(kept.as_deref().unwrap_or(data))
 }
 
-/// `raw` with `data` replaced by a marker that says where it is; `raw` as
-/// it is when `data` is not one of its strings.
-pub(crate) fn without_data(raw: &Raw, data: &str) -> Raw {
-    match replaced(raw, made_of(data), FILE) {
-        Some(out) => Raw::from(out),
-        None => raw.clone(),
-    }
-}
-
 /// `frame` (JSON) with its first string value that is `string` (see
 /// [`made_of`]) replaced by a marker that says how long it is and `place`,
 /// where it is; `None` if it has none (or `string` is empty).
@@ -109,24 +93,32 @@ mod tests {
 
     #[test]
     fn the_data_is_replaced_once_where_it_is_and_nothing_else_changes() {
-        let raw = Raw::from(r#"{"item":{"id":"ig_1","result":"QUJDRA==","x":"QUJD"}}"#);
-        let out = without_data(&raw, "QUJDRA==");
+        let without_data = |frame: &str, data: &str| {
+            let file = Delta::File {
+                media_type: "image/png".into(),
+                data: data.into(),
+                provider: "responses",
+                kept: Value::Null,
+            };
+            kept_frame(frame, &[file], &[])
+        };
+        let raw = r#"{"item":{"id":"ig_1","result":"QUJDRA==","x":"QUJD"}}"#;
         assert_eq!(
-            &*out,
+            &*without_data(raw, "QUJDRA=="),
             r#"{"item":{"id":"ig_1","result":"<skyl: 8 bytes of base64, in the event's file.data>","x":"QUJD"}}"#
         );
-        // Not in the frame verbatim, or empty: the frame as it is.
-        assert_eq!(&*without_data(&raw, "WFla"), &*raw);
-        assert_eq!(&*without_data(&raw, ""), &*raw);
+        // Not in the frame, or empty: the frame as it is.
+        assert_eq!(&*without_data(raw, "WFla"), raw);
+        assert_eq!(&*without_data(raw, ""), raw);
         // A string the data is only a part of, or a key, is not it; an
         // escaped one is.
-        let raw = Raw::from(r#"{"QUJD":"xQUJD","b":"QU\/J","c":"QUJD"}"#);
+        let raw = r#"{"QUJD":"xQUJD","b":"QU\/J","c":"QUJD"}"#;
         assert_eq!(
-            &*without_data(&raw, "QUJD"),
+            &*without_data(raw, "QUJD"),
             r#"{"QUJD":"xQUJD","b":"QU\/J","c":"<skyl: 4 bytes of base64, in the event's file.data>"}"#
         );
         assert_eq!(
-            &*without_data(&raw, "QU/J"),
+            &*without_data(raw, "QU/J"),
             r#"{"QUJD":"xQUJD","b":"<skyl: 4 bytes of base64, in the event's file.data>","c":"QUJD"}"#
         );
     }

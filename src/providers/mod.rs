@@ -299,9 +299,10 @@ pub fn decode_response(provider: Provider, body: &str) -> Result<Response, Error
     let value = read::parse(body)
         .map_err(|e| Error::invalid_response(format!("the body is not JSON: {e}")))?;
     let deltas = (provider.built()?.response)(&value);
-    let raw: Raw = Raw::from(body);
+    // (The events of a whole body are not handed out: their frame is not
+    // needed, and not copied.)
     match deltas {
-        Ok(deltas) => Accumulator::run(deltas, &raw),
+        Ok(deltas) => Accumulator::run(deltas, &Raw::from("")),
         Err(failure) => Err(failure.into_error(Some(200), false, Response::default())),
     }
 }
