@@ -377,6 +377,9 @@ mod tests {
                 format!("{big}\ntwo"),
             ),
             (format!("data: a\n\ndata: {big}\n\n"), big.clone()),
+            // The body's first line, with or without a BOM before it.
+            (format!("\u{FEFF}data: {big}\n\n"), big.clone()),
+            (format!("\u{FEFF}event: x\ndata: {big}\n\n"), big.clone()),
         ] {
             let bytes = text.as_bytes();
             for size in [4096, 100_000, bytes.len()] {
