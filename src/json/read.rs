@@ -314,43 +314,38 @@ impl<'a> Reader<'a> {
     /// The string here's length and [`fnv`] hash, read as
     /// [`Self::string`] reads it, without building it.
     fn string_hash(&mut self) -> Option<(usize, u64)> {
-        if !self.eat(b'"') {
-            return None;
-        }
         let (mut len, mut hash) = (0, FNV_START);
-        loop {
-            let run = self.at;
-            self.at = self.run_end(run);
-            let chunk = self.text.get(run..self.at)?;
-            (len, hash) = (len + chunk.len(), fnv(hash, chunk.as_bytes()));
-            if self.eat(b'"') {
-                return Some((len, hash));
-            }
-            if !self.eat(b'\\') {
-                return None; // a control character, or the end
-            }
-            let mut utf8 = [0; 4];
-            let c = self.escape()?.encode_utf8(&mut utf8);
-            (len, hash) = (len + c.len(), fnv(hash, c.as_bytes()));
-        }
+        self.string_runs(|run| (len, hash) = (len + run.len(), fnv(hash, run.as_bytes())))?;
+        Some((len, hash))
     }
 
     /// Skips a string, checking it as [`Self::string`] does, without
     /// building it.
     #[allow(dead_code)] // (the fast paths' reader: bedrock alone has none)
     fn skip_string(&mut self) -> Option<()> {
+        self.string_runs(|_| {})
+    }
+
+    /// Reads a string as [`Self::string`] does, handing `each` its value
+    /// in runs (the text between escapes, then each escape's character)
+    /// instead of building it.
+    #[inline(always)]
+    fn string_runs(&mut self, mut each: impl FnMut(&str)) -> Option<()> {
         if !self.eat(b'"') {
             return None;
         }
         loop {
-            self.at = self.run_end(self.at);
+            let run = self.at;
+            self.at = self.run_end(run);
+            each(self.text.get(run..self.at)?);
             if self.eat(b'"') {
                 return Some(());
             }
             if !self.eat(b'\\') {
                 return None; // a control character, or the end
             }
-            self.escape()?;
+            let mut utf8 = [0; 4];
+            each(self.escape()?.encode_utf8(&mut utf8));
         }
     }
 
