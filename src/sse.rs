@@ -241,10 +241,7 @@ impl SseParser {
 
     fn process_gathered(&mut self, mut whole: Vec<u8>, out: &mut Vec<SseEvent>) {
         // (The body's first line, too, after its BOM.)
-        let bom = match std::mem::take(&mut self.first_line) && whole.starts_with(BOM) {
-            true => BOM.len(),
-            false => 0,
-        };
+        let bom = self.bom(&whole);
         // A large `data:` line that begins its event's data becomes that
         // data: its bytes are moved, not copied.
         let big = whole.len() > MAX_SPARE && self.data.is_empty();
@@ -272,13 +269,18 @@ impl SseParser {
         }
     }
 
-    fn process_line(&mut self, mut line: &[u8], out: &mut Vec<SseEvent>) {
-        if self.first_line {
-            self.first_line = false;
-            if let Some(rest) = line.strip_prefix(BOM) {
-                line = rest;
-            }
+    /// The length of the BOM `line` begins with if it is the body's first
+    /// line (only there is a BOM dropped), else 0; the first line is now
+    /// behind.
+    fn bom(&mut self, line: &[u8]) -> usize {
+        match std::mem::take(&mut self.first_line) && line.starts_with(BOM) {
+            true => BOM.len(),
+            false => 0,
         }
+    }
+
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+        let line = line.get(self.bom(line)..).unwrap_or_default();
         if line.is_empty() {
             self.dispatch(out);
             return;
