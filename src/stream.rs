@@ -258,10 +258,7 @@ impl StreamDecoder {
             events.push(Frame { event: None, data });
             return Ok(());
         };
-        let raw = match &decoded {
-            Ok(deltas) => kept_frame(&data, deltas, &[]),
-            Err(_) => Raw::from(data.as_str()),
-        };
+        let raw = kept_frame(&data, decoded.as_deref().unwrap_or_default(), &[]);
         self.last_frame = LastFrame::Shared(raw.clone());
         let (mut deltas, result) = match decoded {
             Ok(deltas) => (deltas, Ok(())),
