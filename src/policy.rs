@@ -24,10 +24,12 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Timeout};
-use crate::model::Response;
+use crate::model::{
+    AttemptError, FailedAttempt, IncompleteToolCall, Message, Part, Response, ToolCall, Usage,
+};
 use crate::retry::RetryPolicy;
 
 /// One request's attempts: how many retries were made, whether an event
@@ -250,29 +252,171 @@ fn scrub_value(value: &mut Value, secret: &str) {
     match value {
         Value::String(s) => scrub_in(s, secret),
         Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, secret)),
-        Value::Object(map) => {
-            let entries = std::mem::take(map);
-            for (k, mut v) in entries {
-                scrub_value(&mut v, secret);
-                map.insert(scrub(&k, secret).into_owned(), v);
-            }
-        }
+        Value::Object(map) => scrub_map(map, secret),
         _ => {}
     }
 }
 
-/// Scrubs every string of a response, through its JSON form. One that no
-/// longer reads back (the secret was inside a type tag) is dropped for an
-/// empty response rather than kept with the secret.
-fn scrub_response(response: &mut Box<Response>, secret: &str) {
-    let Ok(mut value) = serde_json::to_value(&**response) else {
-        return;
-    };
-    let before = value.clone();
-    scrub_value(&mut value, secret);
-    if value != before {
-        **response = serde_json::from_value(value).unwrap_or_default();
+/// Scrubs every key and value of a JSON object (provider data too).
+fn scrub_map(map: &mut Map<String, Value>, secret: &str) {
+    let entries = std::mem::take(map);
+    for (k, mut v) in entries {
+        scrub_value(&mut v, secret);
+        map.insert(scrub(&k, secret).into_owned(), v);
     }
+}
+
+/// Scrubs each string.
+fn scrub_all<'a>(texts: impl IntoIterator<Item = &'a mut String>, secret: &str) {
+    texts.into_iter().for_each(|s| scrub_in(s, secret));
+}
+
+/// Scrubs the strings that are present.
+fn scrub_some<'a>(texts: impl IntoIterator<Item = &'a mut Option<String>>, secret: &str) {
+    texts
+        .into_iter()
+        .flatten()
+        .for_each(|s| scrub_in(s, secret));
+}
+
+/// Scrubs every string of a response in place: its fields, each part's
+/// text, data and provider data, the calls, the usage's raw counts and the
+/// failed attempts. The patterns name every field and every part, so a
+/// field added to these types does not compile until it is scrubbed here.
+/// (It went through the response's JSON form before: serde's derived
+/// `Deserialize` of every response type, about 19 KB of a Rust app's wasm.)
+fn scrub_response(response: &mut Response, secret: &str) {
+    let Response {
+        id,
+        model,
+        message: Message { role: _, parts },
+        text,
+        reasoning,
+        tool_calls,
+        incomplete_tool_calls,
+        refusal,
+        usage,
+        finish_reason: _,
+        raw_finish_reason,
+        provider,
+        attempts,
+    } = response;
+    scrub_some([id, model, refusal, raw_finish_reason, provider], secret);
+    scrub_all([text, reasoning], secret);
+    parts.iter_mut().for_each(|p| scrub_part(p, secret));
+    for ToolCall {
+        id,
+        name,
+        arguments,
+    } in tool_calls
+    {
+        scrub_all([id, name, arguments], secret);
+    }
+    for IncompleteToolCall {
+        id,
+        name,
+        arguments,
+        reason,
+    } in incomplete_tool_calls
+    {
+        scrub_some([id, name], secret);
+        scrub_all([arguments, reason], secret);
+    }
+    let Usage {
+        input: _,
+        output: _,
+        total: _,
+        cache_read: _,
+        cache_write: _,
+        reasoning: _,
+        raw,
+    } = usage;
+    raw.iter_mut().for_each(|v| scrub_value(v, secret));
+    for FailedAttempt {
+        provider,
+        model,
+        error:
+            AttemptError {
+                code,
+                status: _,
+                message,
+            },
+    } in attempts
+    {
+        scrub_some([model], secret);
+        scrub_all([provider, code, message], secret);
+    }
+}
+
+/// Scrubs every string of a part.
+fn scrub_part(part: &mut Part, secret: &str) {
+    let data = match part {
+        Part::Text {
+            text,
+            provider_data,
+        } => {
+            scrub_in(text, secret);
+            provider_data
+        }
+        Part::Image {
+            url,
+            data,
+            media_type,
+            provider_data,
+        } => {
+            scrub_some([url, data, media_type], secret);
+            provider_data
+        }
+        Part::File {
+            url,
+            data,
+            media_type,
+            filename,
+            provider_data,
+        } => {
+            scrub_some([url, data, filename], secret);
+            scrub_in(media_type, secret);
+            provider_data
+        }
+        Part::ToolCall {
+            id,
+            name,
+            arguments,
+            provider_data,
+        } => {
+            scrub_all([id, name, arguments], secret);
+            provider_data
+        }
+        Part::ToolResult {
+            call_id,
+            content,
+            is_error: _,
+            provider_data,
+        } => {
+            scrub_all([call_id, content], secret);
+            provider_data
+        }
+        Part::Reasoning {
+            text,
+            signature,
+            redacted,
+            provider_data,
+        } => {
+            scrub_in(text, secret);
+            scrub_some([signature, redacted], secret);
+            provider_data
+        }
+        Part::Provider { provider, data } => {
+            scrub_in(provider, secret);
+            scrub_value(data, secret);
+            return;
+        }
+        Part::Cache { ttl } => {
+            scrub_some([ttl], secret);
+            return;
+        }
+    };
+    data.iter_mut().for_each(|m| scrub_map(m, secret));
 }
 
 impl Error {
@@ -298,10 +442,7 @@ impl Error {
                     &mut e.request_id,
                     &mut e.body,
                 ];
-                fields
-                    .into_iter()
-                    .flatten()
-                    .for_each(|s| scrub_in(s, secret));
+                scrub_some(fields, secret);
                 scrub_in(&mut e.message, secret);
             }
             Error::ContentFilter {
@@ -726,5 +867,88 @@ mod tests {
         let copy = short.clone();
         short.scrub("abc");
         assert_eq!(short, copy);
+    }
+
+    /// Every string a response can hold is scrubbed in place, as its JSON
+    /// form would be: each part kind, provider data (keys too), the calls,
+    /// the usage's raw counts and the failed attempts.
+    #[test]
+    fn a_response_is_scrubbed_in_every_field() {
+        use crate::model::Part;
+        const KEY: &str = "sk-live-SECRET";
+        let k = |s: &str| format!("{s} {KEY}");
+        let data = || {
+            let mut m = serde_json::Map::new();
+            m.insert(k("key"), serde_json::json!({ "v": [k("deep")] }));
+            Some(m)
+        };
+        let response: Response = serde_json::from_value(serde_json::json!({
+            "id": k("id"), "model": k("model"), "text": k("text"), "reasoning": k("r"),
+            "refusal": k("refusal"), "rawFinishReason": k("raw"), "provider": k("p"),
+            "finishReason": "stop",
+            "message": { "role": "assistant", "parts": [] },
+            "toolCalls": [{ "id": k("c"), "name": k("n"), "arguments": k("a") }],
+            "incompleteToolCalls": [{ "id": k("c"), "name": k("n"), "arguments": k("a"), "reason": k("why") }],
+            "usage": { "input": 1, "raw": { "note": k("u") } },
+            "attempts": [{ "provider": k("p"), "model": k("m"),
+                "error": { "code": k("code"), "status": 500, "message": k("msg") } }],
+        }))
+        .unwrap();
+        let mut response = response;
+        response.message.parts = vec![
+            Part::Text {
+                text: k("t"),
+                provider_data: data(),
+            },
+            Part::Image {
+                url: Some(k("u")),
+                data: Some(k("d")),
+                media_type: Some(k("m")),
+                provider_data: data(),
+            },
+            Part::File {
+                url: Some(k("u")),
+                data: Some(k("d")),
+                media_type: k("m"),
+                filename: Some(k("f")),
+                provider_data: data(),
+            },
+            Part::ToolCall {
+                id: k("i"),
+                name: k("n"),
+                arguments: k("a"),
+                provider_data: data(),
+            },
+            Part::ToolResult {
+                call_id: k("i"),
+                content: k("c"),
+                is_error: true,
+                provider_data: data(),
+            },
+            Part::Reasoning {
+                text: k("t"),
+                signature: Some(k("s")),
+                redacted: Some(k("r")),
+                provider_data: data(),
+            },
+            Part::Provider {
+                provider: k("p"),
+                data: serde_json::json!({ k("x"): [k("y"), 1] }),
+            },
+            Part::Cache {
+                ttl: Some(k("ttl")),
+            },
+        ];
+        let before = serde_json::to_value(&response).unwrap();
+        let strings = before.to_string().matches(KEY).count();
+        assert!(strings > 40, "{before}");
+        // The oracle: every string of the JSON form scrubbed.
+        let mut want = before.clone();
+        scrub_value(&mut want, KEY);
+        scrub_response(&mut response, KEY);
+        let got = serde_json::to_value(&response).unwrap();
+        assert_eq!(got, want);
+        assert!(!got.to_string().contains(KEY));
+        assert_eq!(got.to_string().matches(REDACTED).count(), strings);
     }
 }
