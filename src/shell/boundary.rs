@@ -459,8 +459,10 @@ impl Writer {
         let Scratch { out, strs, .. } = &mut self.scratch;
         // The JSON part is the JSON writer's output and ASCII punctuation,
         // so UTF-8; usually small (the strings, most of the bytes, are
-        // already `str`), so only it is checked.
-        let json = String::from_utf8_lossy(out);
+        // already `str`), so only it is checked (by `str::from_utf8`:
+        // `from_utf8_lossy`'s own scan took 3.7 % of an Anthropic text
+        // stream's instructions at opt-level "z").
+        let json = crate::sse::utf8(out);
         let mut text = if strs.len() > Scratch::KEEP {
             std::mem::take(strs)
         } else {
