@@ -338,11 +338,7 @@ impl EmbedMachine {
             return EmbedStep::Idle;
         };
         let body = std::mem::take(&mut worker.body);
-        // (UTF-8 checked by the fast path; only a bad body takes the lossy one.)
-        let text = match std::str::from_utf8(&body) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(&body),
-        };
+        let text = crate::sse::utf8(&body);
         let Some(batch) = worker.batch.clone() else {
             return self.idle(w);
         };

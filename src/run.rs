@@ -304,7 +304,7 @@ impl RunMachine {
         self.cut = None;
         if self.phase == Phase::ReadingError {
             let provider = self.provider.unwrap_or(Provider::OpenAi);
-            let text = String::from_utf8_lossy(&self.body);
+            let text = crate::sse::utf8(&self.body);
             let e = decode_error_at(provider, self.status, &self.headers, &text, self.now_ms);
             return self.fail_attempt(e);
         }
@@ -315,7 +315,7 @@ impl RunMachine {
         let Some(provider) = self.provider else {
             return self.misuse("ended");
         };
-        match decode_response(provider, &String::from_utf8_lossy(&self.body)) {
+        match decode_response(provider, &crate::sse::utf8(&self.body)) {
             Ok(response) => self.done(response),
             Err(e) => {
                 let e = self.with_request_id(e);

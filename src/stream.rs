@@ -247,7 +247,7 @@ impl StreamDecoder {
         events: &mut Vec<Frame>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), Error> {
-        let data = String::from_utf8_lossy(body).trim().to_string();
+        let data = crate::sse::utf8(body).trim().to_string();
         if !data.starts_with(['{', '[']) {
             return Ok(());
         }
