@@ -99,8 +99,13 @@ impl ApiErrorKind {
 
 /// An error the provider reported: an HTTP error response, or an error
 /// inside a 200 stream or body.
+///
+/// Not constructible with a struct literal outside skyl (fields are added
+/// as providers report more): start from [`ApiError::new`] and set the
+/// fields, which are public.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ApiError {
     /// What kind of failure this is.
     pub kind: ApiErrorKind,
@@ -136,9 +141,33 @@ pub struct ApiError {
     /// The error body (or frame) as received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// For an in-band stream error after events had been handed out: what
+    /// the stream had assembled before it, as for a stream that ended
+    /// early (calls still open are in its `incomplete_tool_calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Box<Response>>,
 }
 
 impl ApiError {
+    /// An error of `kind` with the provider's `message`, every other field
+    /// empty: not in-band, no event handed out.
+    pub fn new(kind: ApiErrorKind, message: impl Into<String>) -> Self {
+        ApiError {
+            kind,
+            status: None,
+            provider_type: None,
+            code: None,
+            param: None,
+            message: message.into(),
+            request_id: None,
+            retry_after_ms: None,
+            in_band: false,
+            events_emitted: false,
+            body: None,
+            partial: None,
+        }
+    }
+
     /// Whether sending the request again may succeed and is safe: the kind is
     /// transient and no event had been handed out yet.
     pub fn retryable(&self) -> bool {
@@ -371,9 +400,11 @@ impl Error {
         }
     }
 
-    /// What had been assembled before the failure, for stream errors.
+    /// What had been assembled before the failure, for stream errors (for
+    /// an in-band provider error, once events had been handed out).
     pub fn partial(&self) -> Option<&Response> {
         match self {
+            Error::Api(e) => e.partial.as_deref(),
             Error::ContentFilter { partial, .. }
             | Error::StreamEndedEarly { partial, .. }
             | Error::MalformedStream { partial, .. } => Some(partial),
@@ -545,6 +576,7 @@ mod tests {
             in_band: true,
             events_emitted: false,
             body: None,
+            partial: None,
         };
         assert!(Error::Api(Box::new(e.clone())).retryable());
         e.events_emitted = true;

@@ -92,6 +92,7 @@ mod tests {
             in_band: events_emitted,
             events_emitted,
             body: None,
+            partial: None,
         }))
     }
 

@@ -191,19 +191,10 @@ pub fn token_from_response(status: u16, body: &str, now_ms: u64) -> Result<Acces
         .chars()
         .take(300)
         .collect();
-    Err(Error::Api(Box::new(ApiError {
-        kind,
-        status: Some(status),
-        provider_type: code,
-        code: None,
-        param: None,
-        message,
-        request_id: None,
-        retry_after_ms: None,
-        in_band: false,
-        events_emitted: false,
-        body: None,
-    })))
+    let mut e = ApiError::new(kind, message);
+    e.status = Some(status);
+    e.provider_type = code;
+    Err(Error::Api(Box::new(e)))
 }
 
 /// The PKCS#8 DER of a PEM `PRIVATE KEY` block.

@@ -444,6 +444,7 @@ impl Error {
                 ];
                 scrub_some(fields, secret);
                 scrub_in(&mut e.message, secret);
+                e.partial.iter_mut().for_each(|p| scrub_response(p, secret));
             }
             Error::ContentFilter {
                 reason,
@@ -500,6 +501,7 @@ mod tests {
             in_band: events_emitted,
             events_emitted,
             body: None,
+            partial: None,
         }))
     }
 
@@ -823,9 +825,10 @@ mod tests {
             message: echoed.clone(),
             request_id: Some(echoed.clone()),
             retry_after_ms: None,
-            in_band: false,
-            events_emitted: false,
+            in_band: true,
+            events_emitted: true,
             body: Some(format!("{{\"error\":\"{KEY}\"}}")),
+            partial: Some(Box::new(response.clone())),
         };
         let errors = [
             Error::Api(Box::new(with_key.clone())),

@@ -23,17 +23,8 @@ pub(crate) fn api_error_from(
         .as_deref()
         .and_then(ApiErrorKind::from_provider_type)
         .unwrap_or(ApiErrorKind::Other);
-    ApiError {
-        kind,
-        status: None,
-        provider_type,
-        code,
-        param,
-        message: message.unwrap_or_else(|| "the provider reported an error".into()),
-        request_id: None,
-        retry_after_ms: None,
-        in_band: false,
-        events_emitted: false,
-        body: None,
-    }
+    let message = message.unwrap_or_else(|| "the provider reported an error".into());
+    let mut e = ApiError::new(kind, message);
+    (e.provider_type, e.code, e.param) = (provider_type, code, param);
+    e
 }

@@ -44,6 +44,8 @@ impl FrameFailure {
                 e.in_band = true;
                 e.status = e.status.or(status);
                 e.events_emitted = emitted;
+                // What came before is the caller's once it was handed out.
+                e.partial = emitted.then(|| Box::new(partial));
                 Error::Api(e)
             }
             FrameFailure::Malformed(message) => Error::MalformedStream {

@@ -690,6 +690,28 @@ mod tests {
         assert!(BoundaryStream::new("nope", None).is_err());
     }
 
+    /// `decodeStream`'s in-band error after events keeps what came, as
+    /// `client.stream`'s does (from the run machine).
+    #[cfg(feature = "anthropic")]
+    #[test]
+    fn an_in_band_error_after_events_reports_the_partial_response() {
+        let mut d = BoundaryStream::new("anthropic", None).unwrap();
+        let frames = [
+            r#"{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","model":"c","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        ];
+        let body: String = frames.iter().map(|f| format!("data: {f}\n\n")).collect();
+        d.feed(body.as_bytes());
+        let error =
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        let out = rebuild(&d.feed(format!("event: error\ndata: {error}\n\n").as_bytes()));
+        assert_eq!(out["error"]["name"], "OverloadedError");
+        assert_eq!(out["error"]["inBand"], true);
+        assert_eq!(out["error"]["eventsEmitted"], true);
+        assert_eq!(out["error"]["partial"]["text"], "Hi");
+    }
+
     /// The scratch buffers are reused from one result to the next, and a
     /// large event's are not kept: every result stays whole.
     #[cfg(feature = "openai")]

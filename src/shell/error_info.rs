@@ -174,6 +174,7 @@ mod tests {
             in_band: false,
             events_emitted: false,
             body: Some("{}".into()),
+            partial: None,
         }));
         let info = serde_json::to_value(info(&e, "anthropic")).unwrap_or_default();
         assert_eq!(info["name"], "RateLimitError");

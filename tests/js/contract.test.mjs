@@ -255,6 +255,28 @@ describe("what a failure keeps", () => {
     assert.equal(err.retryAfterMs, 3000);
     assert.match(err.message, /Rate limited/);
   });
+
+  test("an in-band error after events keeps what came, in decodeStream as in stream()", async () => {
+    const overloaded = sse("error", { error: { type: "overloaded_error", message: "Overloaded" } });
+    const failure = async (events) => {
+      try {
+        for await (const _ of events);
+      } catch (e) {
+        return e;
+      }
+    };
+    const body = new Response(START + text("kept") + overloaded);
+    const decoded = await failure(skyl.decodeStream("anthropic", body));
+    const streamed = await failure(
+      client(fakeFetch([[START + text("kept") + overloaded]]), { maxRetries: 0 }).stream(REQUEST),
+    );
+    for (const err of [decoded, streamed]) {
+      assert.equal(err.name, "OverloadedError");
+      assert.equal(err.inBand, true);
+      assert.equal(err.eventsEmitted, true);
+      assert.equal(err.partial.text, "kept");
+    }
+  });
 });
 
 describe("errors keep what the response said", () => {

@@ -655,6 +655,34 @@ mod tests {
         };
         assert_eq!(e.kind, crate::ApiErrorKind::Overloaded);
         assert!(e.in_band && !e.events_emitted && e.retryable());
+        assert!(e.partial.is_none(), "nothing was handed out");
+    }
+
+    /// After events, an in-band error keeps what came before it, as a
+    /// stream that ended early does: the text, and an open call as
+    /// incomplete, never as a call.
+    #[test]
+    fn an_error_event_after_events_keeps_what_came() {
+        let body = sse(&[
+            START,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}"#,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ]);
+        let (events, res) = StreamDecoder::decode_all(Provider::Anthropic, &body);
+        assert!(!events.is_empty());
+        let Err(Error::Api(e)) = &res else {
+            panic!("{res:?}")
+        };
+        assert!(e.in_band && e.events_emitted && !e.retryable());
+        let partial = res.as_ref().unwrap_err().partial().expect("a partial");
+        assert_eq!(partial.text, "Hel");
+        assert!(partial.tool_calls.is_empty());
+        assert_eq!(partial.incomplete_tool_calls.len(), 1);
+        assert_eq!(partial.incomplete_tool_calls[0].id.as_deref(), Some("t1"));
     }
 
     #[test]
