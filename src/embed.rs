@@ -258,7 +258,8 @@ impl EmbedMachine {
     }
 
     /// Worker `w`'s response came, with its status and headers, at
-    /// `now_ms` (the driver's clock, for a `retry-after` date).
+    /// `now_ms` (the driver's clock, for a `retry-after` date; 0 if it has
+    /// none, and a date is then not read).
     pub fn responded(
         &mut self,
         w: usize,

@@ -226,7 +226,8 @@ impl RunMachine {
     }
 
     /// The attempt's response came, with its status and headers, at
-    /// `now_ms` (the driver's clock, for a `retry-after` date).
+    /// `now_ms` (the driver's clock, for a `retry-after` date; 0 if it has
+    /// none, and a date is then not read).
     pub fn responded(&mut self, status: u16, headers: Vec<(String, String)>, now_ms: u64) -> Step {
         if self.phase != Phase::Sending {
             return self.misuse("responded");

@@ -321,7 +321,9 @@ pub fn decode_error(
 
 /// [`decode_error`] for a driver with a clock: `now_ms`, milliseconds since
 /// the Unix epoch, reads a `retry-after` given as an HTTP date
-/// ([`crate::retry_after_ms`]).
+/// ([`crate::retry_after_ms`]). 0 is no clock, as for [`decode_error`]:
+/// no driver's clock reads the epoch, and a date read against it would
+/// ask for a wait of decades.
 pub fn decode_error_at(
     provider: Provider,
     status: u16,
@@ -329,7 +331,8 @@ pub fn decode_error_at(
     body: &str,
     now_ms: u64,
 ) -> Error {
-    decode_error_clocked(provider, status, headers, body, Some(now_ms))
+    let clock = Some(now_ms).filter(|&ms| ms > 0);
+    decode_error_clocked(provider, status, headers, body, clock)
 }
 
 fn decode_error_clocked(

@@ -95,6 +95,29 @@ mod tests {
         m.feed(event.as_bytes(), &mut Vec::new())
     }
 
+    /// A `retry-after` date is read against the driver's clock, and not
+    /// at all without one (0): never as decades to wait.
+    #[test]
+    fn a_retry_after_date_needs_the_drivers_clock() {
+        let config = ClientConfig::new(Provider::OpenAi).with_model("m");
+        let date = "Wed, 21 Oct 2026 07:28:30 GMT";
+        let at_date_ms = 1_792_567_710_000;
+        let waited = |now_ms: u64| {
+            let mut m = machine(config.clone());
+            assert!(matches!(m.start(), Step::Send(_)));
+            let headers = vec![("retry-after".to_string(), date.to_string())];
+            assert!(matches!(m.responded(429, headers, now_ms), Step::Read));
+            let read = m.feed(br#"{"error":{"message":"slow down"}}"#, &mut Vec::new());
+            assert!(matches!(read, Step::Read), "{read:?}");
+            match m.ended(&mut Vec::new()) {
+                Step::Fail(e) => e.retry_after_ms(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(waited(at_date_ms - 1_500), Some(1_500));
+        assert_eq!(waited(0), None);
+    }
+
     #[test]
     fn the_configs_limit_bounds_one_event_and_the_default_is_32_mib() {
         let config = ClientConfig::new(Provider::OpenAi).with_model("m");
