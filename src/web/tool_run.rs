@@ -326,6 +326,9 @@ async fn drive(
                 let step = runner.borrow().step();
                 shared.push(RunEvent::StepStart { step });
                 let mut stream = client.stream(&request);
+                // Each call's answer, asked once: the streamed call (for an
+                // early start) is the turn's.
+                let mut answered: Vec<(ToolCall, bool)> = Vec::new();
                 while let Some(item) = stream.next().await {
                     let event = item?;
                     let whole = match &event {
@@ -335,6 +338,7 @@ async fn drive(
                     shared.push(RunEvent::Stream { step, event });
                     if let Some(call) = whole {
                         let asked = asks(&handlers, &call);
+                        answered.push((call.clone(), asked));
                         let job = runner.borrow_mut().call_whole(&call, &|_| asked);
                         if let Some(job) = job {
                             Tools::start(&tools, job);
@@ -346,7 +350,10 @@ async fn drive(
                     step,
                     response: Box::new(response.clone()),
                 });
-                let asks = |c: &ToolCall| asks(&handlers, c);
+                let asks = |c: &ToolCall| match answered.iter().find(|(a, _)| a == c) {
+                    Some((_, asked)) => *asked,
+                    None => asks(&handlers, c),
+                };
                 let next = runner.borrow_mut().finish_step(response, &asks);
                 next
             }

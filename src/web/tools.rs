@@ -80,7 +80,8 @@ impl Handler {
         self.needs_approval_when(|_, _| true)
     }
 
-    /// The calls for which `asks(args, call)` holds need an approval.
+    /// The calls for which `asks(args, call)` holds need an approval; it
+    /// is asked once per call.
     #[must_use]
     pub fn needs_approval_when(
         mut self,

@@ -135,6 +135,27 @@ describe("client.run", () => {
     assert.ok(late > finish, "the other tool started after it");
   });
 
+  test("each call's approval predicate is asked once", async () => {
+    const asked = [];
+    const needsApproval = (_args, call) => {
+      asked.push(call.id);
+      return false;
+    };
+    const c = client(mock, "anthropic", { mockOptions: { chunk: 40, delay: 2 } });
+    const { result, error } = await drain(
+      c.run({
+        messages: ask(QUESTION),
+        tools: [weather({ readOnly: true, needsApproval }), convert({ needsApproval })],
+      }),
+    );
+    assert.ifError(error);
+    assert.equal(result.stopReason, "done");
+    assert.deepEqual(
+      asked,
+      callsOf(result.messages).map((p) => p.id),
+    );
+  });
+
   test("a cut-off turn discards a read-only tool's early result", async () => {
     let ran = 0;
     const c = client(mock, "openai", { mockOptions: { cut_off: 1 } });

@@ -179,6 +179,29 @@ async fn a_read_only_tool_starts_while_the_turn_streams() {
     assert_eq!(order, ["get_weather", "finish", "convert_units"]);
 }
 
+/// The approval predicate is asked once per call: for the read-only tool
+/// (its streamed call, for an early start) as for the other (the turn's).
+#[wasm_bindgen_test]
+async fn each_calls_approval_is_asked_once() {
+    let client = client(Provider::Anthropic, &[("chunk", "40"), ("delay", "2")]);
+    let asked: Rc<RefCell<Vec<String>>> = Rc::default();
+    let mut list = handlers(0);
+    for (i, h) in list.iter_mut().enumerate() {
+        let log = Rc::clone(&asked);
+        let tool = h.clone().needs_approval_when(move |_, call| {
+            log.borrow_mut().push(call.id.clone());
+            false
+        });
+        *h = if i == 0 { tool.read_only() } else { tool };
+    }
+    let outcome = (client.run(&question(), list, RunOptions::default()))
+        .result()
+        .await
+        .unwrap();
+    assert_eq!(outcome.stop_reason, StopReason::Done);
+    assert_eq!(*asked.borrow(), call_ids(&outcome.messages));
+}
+
 #[wasm_bindgen_test]
 async fn bad_calls_timeouts_and_denials_are_results_the_model_reads() {
     let client = client(Provider::OpenAi, &[]);

@@ -468,7 +468,7 @@ export type RunTool = Tool & {
    * the call is handed back (`stopReason: "client_tool"`).
    */
   execute?: Execute;
-  /** Ask before running (a boolean, or decided per call). */
+  /** Ask before running (a boolean, or decided per call: the function is asked once per call, a throw meaning yes). */
   needsApproval?: boolean | NeedsApproval;
   /** It changes nothing: it may start as soon as its call is whole, while the turn streams. */
   readOnly?: boolean;

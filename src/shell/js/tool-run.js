@@ -176,13 +176,21 @@ export class RunResult {
     await ready();
     const tools = new Map((request.tools ?? []).map((t) => [t?.name, t]));
     // Whether a call needs an approval; a predicate that throws: it does.
+    // Asked once per call: the streamed call (for an early start) and the
+    // turn's are the same, and a predicate need not answer twice alike.
+    const answers = new Map();
     const asks = (c) => {
+      const key = `${c.id}\0${c.name}\0${c.arguments}`;
+      let answer = answers.get(key);
+      if (answer !== undefined) return answer;
       const need = tools.get(c.name)?.needsApproval;
       try {
-        return typeof need === "function" ? Boolean(need(argsOf(c), c)) : Boolean(need);
+        answer = typeof need === "function" ? Boolean(need(argsOf(c), c)) : Boolean(need);
       } catch {
-        return true;
+        answer = true;
       }
+      answers.set(key, answer);
+      return answer;
     };
     const askedIds = (calls) => JSON.stringify(calls.filter(asks).map((c) => c.id));
     const {
