@@ -221,10 +221,15 @@ pub enum Error {
         /// Everything assembled before the bad frame.
         partial: Box<Response>,
     },
-    /// One SSE event grew past the decoder's size limit.
+    /// One event (an SSE event, an event-stream message) grew past the
+    /// decoder's size limit. Everything before it is in `partial`.
     EventTooLarge {
         /// The limit, in bytes.
         limit: usize,
+        /// Whether any event had been handed out.
+        events_emitted: bool,
+        /// Everything assembled before the event.
+        partial: Box<Response>,
     },
     /// A non-streaming body is not what the provider sends (not JSON, or
     /// missing the fields every response has).
@@ -385,6 +390,7 @@ impl Error {
             Error::Api(e) => e.events_emitted,
             Error::StreamEndedEarly { events_emitted, .. }
             | Error::MalformedStream { events_emitted, .. }
+            | Error::EventTooLarge { events_emitted, .. }
             | Error::Connection { events_emitted, .. }
             | Error::Timeout { events_emitted, .. }
             | Error::Aborted { events_emitted, .. } => *events_emitted,
@@ -407,7 +413,8 @@ impl Error {
             Error::Api(e) => e.partial.as_deref(),
             Error::ContentFilter { partial, .. }
             | Error::StreamEndedEarly { partial, .. }
-            | Error::MalformedStream { partial, .. } => Some(partial),
+            | Error::MalformedStream { partial, .. }
+            | Error::EventTooLarge { partial, .. } => Some(partial),
             Error::Connection { partial, .. }
             | Error::Timeout { partial, .. }
             | Error::Aborted { partial, .. } => partial.as_deref(),
@@ -430,6 +437,16 @@ impl Error {
             _ => {}
         }
         self
+    }
+
+    /// An event over `limit` bytes, as a framing finds it: the stream
+    /// decoder adds whether events had been handed out, and what came.
+    pub(crate) fn event_too_large(limit: usize) -> Self {
+        Error::EventTooLarge {
+            limit,
+            events_emitted: false,
+            partial: Box::default(),
+        }
     }
 
     /// A request that could not be sent to `url` (DNS, refused, TLS, a
@@ -518,7 +535,7 @@ impl fmt::Display for Error {
                 write!(f, "the stream ended before its terminal frame")
             }
             Error::MalformedStream { message, .. } => write!(f, "malformed stream: {message}"),
-            Error::EventTooLarge { limit } => {
+            Error::EventTooLarge { limit, .. } => {
                 write!(f, "an SSE event is larger than the limit of {limit} bytes")
             }
             Error::InvalidResponse { message } => write!(f, "invalid response body: {message}"),

@@ -174,9 +174,7 @@ impl EventStreamParser {
     fn fail(&mut self, bad: Bad) -> Error {
         self.buf = Vec::new();
         match bad {
-            Bad::TooLarge => Error::EventTooLarge {
-                limit: self.max_message_bytes,
-            },
+            Bad::TooLarge => Error::event_too_large(self.max_message_bytes),
             Bad::Malformed(message) => Error::MalformedStream {
                 message: format!("event stream: {message}"),
                 events_emitted: false,

@@ -139,7 +139,7 @@ fn a_message_over_the_limit_is_refused_at_its_prelude_before_it_is_buffered() {
     // The prelude alone says so.
     assert_eq!(
         p.feed(&big[..12], &mut out),
-        Err(Error::EventTooLarge { limit: 1024 })
+        Err(Error::event_too_large(1024))
     );
     // At the limit exactly, it passes.
     let mut p = EventStreamParser::with_max_message_bytes(big.len());

@@ -139,7 +139,7 @@ mod tests {
             ("aborted", Error::aborted(None, false), false),
             ("invalid request", Error::invalid_request("p", "m"), false),
             ("invalid response", Error::invalid_response("m"), false),
-            ("too large", Error::EventTooLarge { limit: 1 }, false),
+            ("too large", Error::event_too_large(1), false),
         ] {
             assert_eq!(switches(&error, &[]), switches_by_default, "{name}");
         }

@@ -478,7 +478,7 @@ impl Error {
                 reason.iter_mut().for_each(|r| scrub_in(r, secret));
                 partial.iter_mut().for_each(|p| scrub_response(p, secret));
             }
-            Error::EventTooLarge { .. } => {}
+            Error::EventTooLarge { partial, .. } => scrub_response(partial, secret),
         }
     }
 }
@@ -582,7 +582,7 @@ mod tests {
             ("idle after events", Timeout::Idle.error(10, true), None),
             ("total", Timeout::Total.error(10, false), None),
             ("aborted", Error::aborted(None, false), None),
-            ("too large", Error::EventTooLarge { limit: 1 }, None),
+            ("too large", Error::event_too_large(1), None),
             ("invalid request", Error::invalid_request("p", "m"), None),
             ("invalid response", Error::invalid_response("m"), None),
         ] {

@@ -198,9 +198,7 @@ impl SseParser {
     }
 
     fn too_large(&self) -> Error {
-        Error::EventTooLarge {
-            limit: self.max_event_bytes,
-        }
+        Error::event_too_large(self.max_event_bytes)
     }
 
     fn check_size(&mut self, line_len: usize) -> Result<(), Error> {
@@ -531,7 +529,7 @@ mod tests {
         let mut out = Vec::new();
         d.feed(b"data: 0123456789\n", &mut out).unwrap();
         let err = d.feed(b"data: 0123456789\n", &mut out).unwrap_err();
-        assert_eq!(err, Error::EventTooLarge { limit: 16 });
+        assert_eq!(err, Error::event_too_large(16));
         // A long line without a line end hits the limit too.
         let mut d = SseParser::with_max_event_bytes(16);
         assert!(d.feed(&[b'x'; 10], &mut out).is_ok());

@@ -9,6 +9,9 @@ use crate::model::{PartialEvents, Raw, Response, StreamEvent};
 use crate::providers::{FrameDecoder, FrameFailure, Provider};
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
+/// Why a call still open when the stream failed is incomplete.
+const STOPPED_WITH_CALL_OPEN: &str = "the stream failed while the call was open";
+
 /// A frame kept for later events: shared already, or its text.
 #[derive(Debug)]
 enum LastFrame {
@@ -177,7 +180,7 @@ impl StreamDecoder {
                     out,
                 )
             }
-            other => other,
+            other => other.map_err(|e| self.with_what_came(e)),
         });
         events.clear();
         self.events = events;
@@ -194,9 +197,8 @@ impl StreamDecoder {
             return outcome.clone();
         }
         let mut events = Vec::new();
-        let result = self
-            .framer
-            .finish(&mut events)
+        let result = (self.framer.finish(&mut events))
+            .map_err(|e| self.with_what_came(e))
             .and_then(
                 |()| match self.unframed.take().filter(|_| events.is_empty()) {
                     Some(body) => self.unframed_body(&body, &mut events, out),
@@ -267,6 +269,19 @@ impl StreamDecoder {
         self.apply(&mut deltas, result, &raw, out)
     }
 
+    /// A framing's error with what had been handed out and assembled (an
+    /// event over the limit, found before the decoder had it).
+    fn with_what_came(&self, e: Error) -> Error {
+        match e {
+            Error::EventTooLarge { limit, .. } => Error::EventTooLarge {
+                limit,
+                events_emitted: self.acc.events_emitted(),
+                partial: Box::new(self.acc.snapshot(STOPPED_WITH_CALL_OPEN)),
+            },
+            other => other,
+        }
+    }
+
     /// Applies a frame's deltas (decoded from the frame `raw`), then its
     /// failure, if any, as the stream's error with what was assembled.
     fn apply(
@@ -280,9 +295,7 @@ impl StreamDecoder {
             self.acc.apply(d, raw, out);
         }
         if let Err(failure) = result {
-            let partial = self
-                .acc
-                .snapshot("the stream failed while the call was open");
+            let partial = self.acc.snapshot(STOPPED_WITH_CALL_OPEN);
             return Err(failure.into_error(Some(200), self.acc.events_emitted(), partial));
         }
         Ok(())
@@ -431,6 +444,43 @@ mod tests {
             .unwrap();
         assert!(!raw.contains("QUJDRA=="), "{raw}");
         assert!(raw.contains("<skyl: 8 bytes of base64, in the event's file.data>"));
+    }
+
+    /// An event over the limit after others keeps what came, and says that
+    /// events had been handed out, whether the body goes on (`feed`) or
+    /// ends in it (`finish`); before any, it says none were.
+    #[cfg(feature = "anthropic")]
+    #[test]
+    fn an_event_over_the_limit_keeps_what_came() {
+        let frames = [
+            r#"{"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":1,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+        ];
+        let body: String = frames.iter().map(|f| format!("data: {f}\n\n")).collect();
+        let big = format!("data: {}", "x".repeat(4096));
+        for (tail, ends) in [(format!("{big}\n\n"), false), (big, true)] {
+            let mut d = StreamDecoder::with_max_event_bytes(Provider::Anthropic, 1024);
+            let mut out = Vec::new();
+            d.feed(body.as_bytes(), &mut out).unwrap();
+            assert!(!out.is_empty());
+            let e = match (d.feed(tail.as_bytes(), &mut out), ends) {
+                (Ok(()), true) => d.finish(&mut out).unwrap_err(),
+                (fed, _) => fed.unwrap_err(),
+            };
+            assert!(
+                matches!(e, Error::EventTooLarge { limit: 1024, .. }),
+                "{e:?}"
+            );
+            assert!(e.events_emitted() && !e.retryable(), "ends in it: {ends}");
+            assert_eq!(e.partial().map(|p| &*p.text), Some("Hi"));
+        }
+        let mut d = StreamDecoder::with_max_event_bytes(Provider::Anthropic, 1024);
+        let e = d
+            .feed(b"data: {\"x\":\"", &mut Vec::new())
+            .and_then(|()| d.feed("x".repeat(2048).as_bytes(), &mut Vec::new()));
+        let e = e.unwrap_err();
+        assert!(!e.events_emitted() && e.partial().is_some_and(|p| p.text.is_empty()));
     }
 
     /// Each event's `raw` is its own frame, whether or not the frames in

@@ -122,7 +122,7 @@ mod tests {
     fn the_configs_limit_bounds_one_event_and_the_default_is_32_mib() {
         let config = ClientConfig::new(Provider::OpenAi).with_model("m");
         let mut small = machine(config.clone().with_max_event_bytes(1024));
-        let Step::Fail(Error::EventTooLarge { limit }) = one_event(&mut small, 2048) else {
+        let Step::Fail(Error::EventTooLarge { limit, .. }) = one_event(&mut small, 2048) else {
             panic!("an event over the config's limit fails");
         };
         assert_eq!(limit, 1024);

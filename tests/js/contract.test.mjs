@@ -256,6 +256,27 @@ describe("what a failure keeps", () => {
     assert.match(err.message, /Rate limited/);
   });
 
+  test("an event over maxEventBytes after events says so, and keeps what came", async () => {
+    const big = `data: ${"x".repeat(4096)}\n\n`;
+    const stream = client(fakeFetch([[START + text("kept"), big]]), {
+      maxRetries: 0,
+      maxEventBytes: 1024,
+    }).stream(REQUEST);
+    const events = [];
+    const err = await (async () => {
+      try {
+        for await (const e of stream) events.push(e);
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.equal(events.map((e) => e.text).join(""), "kept");
+    assert.equal(err.code, "event_too_large");
+    assert.equal(err.eventsEmitted, true);
+    assert.equal(err.retryable, false);
+    assert.equal(err.partial.text, "kept");
+  });
+
   test("an in-band error after events keeps what came, in decodeStream as in stream()", async () => {
     const overloaded = sse("error", { error: { type: "overloaded_error", message: "Overloaded" } });
     const failure = async (events) => {
