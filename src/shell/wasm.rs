@@ -84,7 +84,9 @@ impl Run {
     }
 
     /// Fresh AWS credentials for entry `entry` of the chain, before
-    /// `start` and `waited`.
+    /// `start` and `waited`. Only in a build with Bedrock (scripts/build
+    /// ships an entry's JS for AWS credentials only where it is).
+    #[cfg(feature = "bedrock")]
     pub fn credentials(&mut self, entry: u32, json: &str) -> bool {
         self.inner.credentials(entry, json)
     }

@@ -69,3 +69,68 @@ for (const [sub, built] of entries) {
     }
   });
 }
+
+// Each entry ships the JS of Vertex AI's tokens and of AWS credentials only
+// where its wasm has them (scripts/build, by the wasm's exports): where it
+// does, they reach the request; where it does not, Vertex's options are
+// refused by name.
+for (const [sub, built] of entries) {
+  const onVertex = built.find((p) => p === "gemini" || p === "anthropic");
+  const aws = built.includes("bedrock");
+  test(`skyl/${sub}: Vertex AI's tokens ${onVertex ? "reach" : "are refused before"} the request, AWS credentials ${aws ? "sign it" : "are not built in"}`, async () => {
+    const { Client, InvalidRequestError } = await import(new URL(`${sub}/node.js`, pkg));
+    // (The classes keep their names in the shipped JS: esbuild --keep-names.)
+    const api = readFileSync(new URL(`${sub}/api.js`, pkg), "utf8");
+    assert.equal(api.includes('"TokenSource"'), Boolean(onVertex), "Vertex AI's token code");
+    assert.equal(api.includes('"CredentialSource"'), aws, "AWS credentials code");
+    const sent = [];
+    const fetch = async (_url, init) => {
+      sent.push(new Headers(init.headers));
+      return new Response('{"error":{"message":"no"}}', { status: 400 });
+    };
+    const messages = [{ role: "user", parts: [{ type: "text", text: "hi" }] }];
+    const hour = () => Date.now() + 3_600_000;
+    if (onVertex) {
+      const c = new Client({
+        provider: onVertex,
+        model: "m",
+        vertex: { project: "p", location: "us-east5" },
+        accessToken: async () => ({ token: "vertex-token-1", expiresAt: hour() }),
+        fetch,
+        maxRetries: 0,
+      });
+      await assert.rejects(c.complete({ messages }));
+      assert.equal(sent.at(-1).get("authorization"), "Bearer vertex-token-1");
+    } else {
+      const vertex = { project: "p", location: "global" };
+      assert.throws(
+        () =>
+          new Client({ provider: built[0], model: "m", apiKey: "k", region: "us-east-1", vertex }),
+        (e) =>
+          e instanceof InvalidRequestError &&
+          e.path === "vertex" &&
+          e.message.includes("serves gemini and anthropic"),
+      );
+    }
+    assert.equal(
+      typeof (await import(new URL(`${sub}/skyl_wasm.js`, pkg))).Run.prototype.credentials,
+      aws ? "function" : "undefined",
+    );
+    if (!aws) return;
+    let asked = 0;
+    const c = new Client({
+      provider: "bedrock",
+      model: "m",
+      region: "us-east-1",
+      credentials: async () => {
+        asked++;
+        return { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret-key-1", expiration: hour() };
+      },
+      fetch,
+      maxRetries: 0,
+    });
+    await assert.rejects(c.complete({ messages }));
+    assert.equal(asked, 1);
+    assert.match(sent.at(-1).get("authorization"), /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\//);
+  });
+}

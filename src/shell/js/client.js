@@ -28,7 +28,12 @@ import { StreamResult } from "./result.js";
 import { RunResult } from "./tool-run.js";
 import { Embed } from "./embed.js";
 import { CredentialSource } from "./credentials.js";
-import { checkVertex, tokenSources, vertexSecrets } from "./vertex.js";
+import { checkVertex, notOnVertex, tokenSources, vertexSecrets } from "./vertex.js";
+
+// SKYL_VERTEX, SKYL_AWS and SKYL_EMBED: whether this entry's WebAssembly
+// has Vertex AI's tokens, AWS credentials and an embed machine. scripts/build
+// sets them per entry (esbuild --define, from the wasm's exports), so that
+// an entry without one ships none of its JS.
 
 /** The providers this entry speaks (all six from "skyl"; one adapter's from "skyl/openai", ...). */
 export const PROVIDERS = Object.freeze([...ADAPTERS]);
@@ -103,7 +108,8 @@ function checkProvider(o, at = "") {
   const needsRegion = REGION_REQUIRED[o.provider];
   if (needsRegion && !o.region && !o.baseURL) throw optionError(`${at}region`, needsRegion);
   checkCredentials(o, at);
-  checkVertex(o, at);
+  if (SKYL_VERTEX) checkVertex(o, at);
+  else notOnVertex(o, at);
   if (o.baseURL) {
     try {
       new URL(o.baseURL);
@@ -204,7 +210,7 @@ function secretsOf(entries) {
   const out = [];
   for (const o of entries) {
     if (o.apiKey) out.push(o.apiKey);
-    out.push(...vertexSecrets(o));
+    if (SKYL_VERTEX) out.push(...vertexSecrets(o));
     if (isObject(o.credentials)) {
       if (o.credentials.secretAccessKey) out.push(o.credentials.secretAccessKey);
       if (o.credentials.sessionToken) out.push(o.credentials.sessionToken);
@@ -284,15 +290,17 @@ export class Client {
       timeouts,
       fallback: fallback.map((f) => ({ provider: f.provider, model: f.model, baseURL: f.baseURL })),
       // Credentials from callbacks, fetched before each attempt (run.js).
-      aws: [o, ...fallback]
-        .map((e, i) => [e.credentials, i])
-        .filter(([c]) => typeof c === "function")
-        .map(
-          ([c, i]) =>
-            new CredentialSource(i, c, i ? `fallback[${i - 1}].credentials` : "credentials"),
-        ),
+      aws: !SKYL_AWS
+        ? []
+        : [o, ...fallback]
+            .map((e, i) => [e.credentials, i])
+            .filter(([c]) => typeof c === "function")
+            .map(
+              ([c, i]) =>
+                new CredentialSource(i, c, i ? `fallback[${i - 1}].credentials` : "credentials"),
+            ),
       // Vertex AI's tokens, from callbacks and service accounts (tokens.js).
-      tokens: tokenSources([o, ...fallback], this.#fetch),
+      tokens: SKYL_VERTEX ? tokenSources([o, ...fallback], this.#fetch) : [],
       config: JSON.stringify({
         ...wire(o, browser),
         maxRetries: undefined,
@@ -349,14 +357,14 @@ export class Client {
       );
     // (From the core's table: a build whose adapters have no embedder has
     // no embed machine in its wasm.)
+    // (Every provider of an entry without an embed machine has none.)
     const none = NO_EMBEDDINGS[this.#o.provider];
-    if (none)
-      throw new InvalidRequestError(
-        localError("InvalidRequestError", "invalid_request", `skyl: provider: ${none}`, {
-          path: "provider",
-        }),
-      );
-    return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    if (SKYL_EMBED && !none) return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    throw new InvalidRequestError(
+      localError("InvalidRequestError", "invalid_request", `skyl: provider: ${none}`, {
+        path: "provider",
+      }),
+    );
   }
 
   toJSON() {

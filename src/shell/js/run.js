@@ -142,8 +142,8 @@ export class Run {
    * signed at.
    */
   async signing() {
-    if (this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
-    if (this.o.tokens?.length) {
+    if (SKYL_AWS && this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
+    if (SKYL_VERTEX && this.o.tokens?.length) {
       this.given ??= {}; // the token this run gave each entry
       await freshTokens(this.o.tokens, this.m, this.key, this.given);
     }

@@ -14,6 +14,19 @@ const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v)
 const ON_VERTEX = ["gemini", "anthropic"];
 
 /**
+ * In an entry none of whose providers Vertex AI serves (skyl/openai,
+ * skyl/bedrock): its options are refused by name, as checkVertex would.
+ */
+export function notOnVertex(o, at) {
+  for (const k of ["vertex", "accessToken", "serviceAccount"])
+    if (o[k] !== undefined && o[k] !== null)
+      throw optionError(
+        at + k,
+        `is Vertex AI's, which serves ${ON_VERTEX.join(" and ")}, not ${o.provider}`,
+      );
+}
+
+/**
  * Checks one entry's Vertex options (`at`: "" or "fallback[0]."): the
  * shapes, one way to authenticate, and vertex for the token options.
  */
