@@ -176,23 +176,24 @@ export class RunResult {
     await ready();
     const tools = new Map((request.tools ?? []).map((t) => [t?.name, t]));
     // Whether a call needs an approval; a predicate that throws: it does.
-    // Asked once per call: the streamed call (for an early start) and the
-    // turn's are the same, and a predicate need not answer twice alike.
-    const answers = new Map();
-    const asks = (c) => {
-      const key = `${c.id}\0${c.name}\0${c.arguments}`;
-      let answer = answers.get(key);
-      if (answer !== undefined) return answer;
+    const needs = (c) => {
       const need = tools.get(c.name)?.needsApproval;
       try {
-        answer = typeof need === "function" ? Boolean(need(argsOf(c), c)) : Boolean(need);
+        return typeof need === "function" ? Boolean(need(argsOf(c), c)) : Boolean(need);
       } catch {
-        answer = true;
+        return true;
       }
-      answers.set(key, answer);
-      return answer;
     };
-    const askedIds = (calls) => JSON.stringify(calls.filter(asks).map((c) => c.id));
+    // Asked once per call of a step: its streamed call (for an early
+    // start) is the turn's. (Not across steps: ids repeat from turn to
+    // turn, Gemini's and generated ones, until the core renames them.)
+    let answers = new Map();
+    const asks = (c) => {
+      const key = `${c.id}\0${c.name}\0${c.arguments}`;
+      if (!answers.has(key)) answers.set(key, needs(c));
+      return answers.get(key);
+    };
+    const askedIds = (calls, ask) => JSON.stringify(calls.filter(ask).map((c) => c.id));
     const {
       signal: _s,
       maxSteps,
@@ -215,7 +216,7 @@ export class RunResult {
       maxSteps,
       finalAnswer,
       approvals,
-      asks: JSON.parse(askedIds(history)),
+      asks: JSON.parse(askedIds(history, needs)),
     });
     const loop = call(() => new wasm.Loop(o.config, JSON.stringify(wire), options));
     const tasks = new Set(); // each running tool's { mine, timer }
@@ -291,13 +292,14 @@ export class RunResult {
     // tools started as their calls come whole.
     const step = async (n) => {
       this.#push({ type: "step_start", step: n });
+      answers = new Map();
       const run = new Run(o, this.#key, fetchFn, {}, true);
       const args = limits(o);
       run.make = () => loop.request(...args);
       let response;
       let code = LOOP.FAIL;
       run.onDone = (m) => {
-        code = call(() => loop.finishStep(m, askedIds(response?.toolCalls ?? [])));
+        code = call(() => loop.finishStep(m, askedIds(response?.toolCalls ?? [], asks)));
       };
       this.#stream = run;
       if (signal.aborted) run.abort(signal.reason);
