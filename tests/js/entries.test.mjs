@@ -116,7 +116,19 @@ for (const [sub, built] of entries) {
       typeof (await import(new URL(`${sub}/skyl_wasm.js`, pkg))).Run.prototype.credentials,
       aws ? "function" : "undefined",
     );
-    if (!aws) return;
+    if (!aws) {
+      // Not left unused: the option is refused by name.
+      const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret-key-1" };
+      assert.throws(
+        () => new Client({ provider: built[0], model: "m", region: "us-east-1", credentials }),
+        (e) =>
+          e instanceof InvalidRequestError &&
+          e.path === "credentials" &&
+          e.message.includes("takes no AWS credentials") &&
+          !e.message.includes("secret-key-1"),
+      );
+      return;
+    }
     let asked = 0;
     const c = new Client({
       provider: "bedrock",

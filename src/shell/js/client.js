@@ -143,6 +143,13 @@ function checkProvider(o, at = "") {
 function checkCredentials(o, at) {
   const c = o.credentials;
   if (c === undefined || c === null) return;
+  // (An entry without Bedrock: the core's reader has no such option, so it
+  // would go unused; the full entry's core says the same when it encodes.)
+  if (!SKYL_AWS)
+    throw optionError(
+      `${at}credentials`,
+      `${o.provider} takes no AWS credentials (a bedrock option)`,
+    );
   if (typeof c !== "function") {
     if (!isObject(c))
       throw optionError(
@@ -358,8 +365,9 @@ export class Client {
     // (From the core's table: a build whose adapters have no embedder has
     // no embed machine in its wasm.)
     // (Every provider of an entry without an embed machine has none.)
-    const none = NO_EMBEDDINGS[this.#o.provider];
-    if (SKYL_EMBED && !none) return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    const none = NO_EMBEDDINGS[this.#o.provider] ?? "this entry's build has no embeddings";
+    if (SKYL_EMBED && !NO_EMBEDDINGS[this.#o.provider])
+      return new Embed(this.#o, this.#key, this.#fetch, request).run();
     throw new InvalidRequestError(
       localError("InvalidRequestError", "invalid_request", `skyl: provider: ${none}`, {
         path: "provider",
