@@ -222,7 +222,9 @@ pub enum Error {
         partial: Box<Response>,
     },
     /// One event (an SSE event, an event-stream message) grew past the
-    /// decoder's size limit. Everything before it is in `partial`.
+    /// decoder's size limit. Everything before it is in `partial`. (Made by
+    /// the decoders only: match it with `..`.)
+    #[non_exhaustive]
     EventTooLarge {
         /// The limit, in bytes.
         limit: usize,
@@ -536,7 +538,7 @@ impl fmt::Display for Error {
             }
             Error::MalformedStream { message, .. } => write!(f, "malformed stream: {message}"),
             Error::EventTooLarge { limit, .. } => {
-                write!(f, "an SSE event is larger than the limit of {limit} bytes")
+                write!(f, "an event is larger than the limit of {limit} bytes")
             }
             Error::InvalidResponse { message } => write!(f, "invalid response body: {message}"),
             Error::Connection { message, .. } => f.write_str(message),

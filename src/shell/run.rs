@@ -237,7 +237,10 @@ impl BoundaryRun {
                 DONE
             }
             Step::Fail(e) => {
-                let partial = self.machine.as_ref().ok().and_then(RunMachine::partial);
+                // (Only for an error that keeps none of its own: a copy less.)
+                let partial = (self.machine.as_ref().ok())
+                    .filter(|_| e.partial().is_none())
+                    .and_then(RunMachine::partial);
                 let failed = self
                     .machine
                     .as_ref()
