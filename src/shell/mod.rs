@@ -338,8 +338,8 @@ pub fn response(provider: &str, body: &str) -> String {
 
 /// Decodes an HTTP error response: always `{"error": ...}`. `headers_json`
 /// is `[[name, value], ...]`; `now_ms` is the driver's clock (milliseconds
-/// since the Unix epoch; negative or NaN: none), for a `retry-after` given
-/// as an HTTP date.
+/// since the Unix epoch; 0, negative or NaN: none), for a `retry-after`
+/// given as an HTTP date.
 pub fn http_error(
     provider: &str,
     status: u16,

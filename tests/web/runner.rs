@@ -411,14 +411,20 @@ async fn a_cut_off_turn_discards_a_read_only_tools_early_result() {
         async { Ok("sunny".to_string()) }
     })
     .read_only();
-    let client = client(Provider::OpenAi, &[("cut_off", "1")]);
+    // Gemini hands out its whole calls before the finish that cuts the
+    // turn off: the read-only one starts early, and its result is dropped.
+    let client = client(Provider::Gemini, &[("cut_off", "1")]);
     let outcome = (client.run(&question(), list, RunOptions::default()))
         .result()
         .await
         .unwrap();
     assert_eq!(outcome.stop_reason, StopReason::Truncated);
-    assert!(ran.get() <= 1);
-    assert!(results(&outcome.messages).iter().all(|r| r.1 != "sunny"));
+    assert_eq!(ran.get(), 1, "it started early");
+    let r = results(&outcome.messages);
+    assert!(
+        !r.is_empty() && r.iter().all(|r| r.2 && r.1 != "sunny"),
+        "{r:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -597,9 +603,10 @@ async fn each_calls_progress_passes_through_with_its_step_before_it_runs() {
                 &|e| matches!(e, RunEvent::Stream { event: StreamEvent::ToolCall { call: c, .. }, .. } if c.id == call.id),
             );
             let ran = at(&|e| matches!(e, RunEvent::ToolStart { call: c, .. } if c.id == call.id));
+            let [start, whole, ran] = [start, whole, ran].map(|i| i.expect("each event came"));
             assert!(
                 start < whole && whole < ran,
-                "{provider:?}: {start:?} {whole:?} {ran:?}"
+                "{provider:?}: {start} {whole} {ran}"
             );
         }
     }
