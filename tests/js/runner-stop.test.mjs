@@ -164,6 +164,32 @@ describe("client.run stops", () => {
     );
   });
 
+  test("a call repeated in the next step is asked about again", async () => {
+    // Gemini sends no call ids: each step's call of get_weather has the
+    // same one until the core renames it at the turn's end.
+    const frame = (parts, finishReason = "STOP") =>
+      `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts }, finishReason }] })}\r\n\r\n`;
+    const call = frame([{ functionCall: { name: "get_weather", args: { city: "Paris" } } }]);
+    const bodies = [call, call, frame([{ text: "Sunny twice." }])];
+    let n = 0;
+    const fetch = async () =>
+      new Response(bodies[Math.min(n++, bodies.length - 1)], {
+        headers: { "content-type": "text/event-stream" },
+      });
+    const asked = [];
+    const c = new skyl.Client({ provider: "gemini", apiKey: "k", model: "m", fetch });
+    const needsApproval = (args, call) => {
+      asked.push(`${call.name} ${args.city}`);
+      return false;
+    };
+    const result = await c
+      .run({ messages: ask("Paris?"), tools: [weather({ needsApproval, execute: () => "sunny" })] })
+      .result();
+    assert.equal(result.stopReason, "done");
+    assert.equal(result.steps.length, 3);
+    assert.deepEqual(asked, ["get_weather Paris", "get_weather Paris"]);
+  });
+
   test("maxConcurrency holds tools back", async () => {
     let now = 0;
     let most = 0;
