@@ -194,13 +194,11 @@ fn every_scenario_takes_the_listed_steps() {
                     .as_str()
                     .unwrap_or(providers(&s)[0].name());
                 assert_eq!(response.provider.as_deref(), Some(answered), "{name}");
-                let failed: Vec<String> = (response.attempts.iter())
-                    .map(|a| format!("{} {}", a.provider, a.error.code))
-                    .collect();
-                let want: Vec<&str> = (outcome["attempts"].as_array().into_iter().flatten())
-                    .map(|a| a.as_str().unwrap())
-                    .collect();
-                assert_eq!(failed, want, "{name}: attempts");
+                assert_eq!(
+                    attempts(&response.attempts),
+                    listed(outcome),
+                    "{name}: attempts"
+                );
                 match (&first_event, outcome["warning"].as_str()) {
                     (Some(StreamEvent::Warning { code, .. }), Some(want)) => {
                         assert_eq!(code, want, "{name}")
@@ -220,10 +218,28 @@ fn every_scenario_takes_the_listed_steps() {
                 // What a driver reports: the error's own, or the machine's.
                 let reported = e.partial().is_some() || m.partial().is_some();
                 assert_eq!(reported, partial, "{name}: partial");
+                // Who failed before the last, which a driver reports with
+                // the error (JS `error.attempts`).
+                let failed = attempts(m.failed_attempts());
+                assert_eq!(failed, listed(outcome), "{name}: attempts");
             }
             other => panic!("{name}: ends with {other:?}"),
         }
     }
+}
+
+/// Failed attempts as the table lists them: `"<provider> <code>"`.
+fn attempts(failed: &[crate::FailedAttempt]) -> Vec<String> {
+    (failed.iter())
+        .map(|a| format!("{} {}", a.provider, a.error.code))
+        .collect()
+}
+
+/// The outcome's listed attempts (none when it lists none).
+fn listed(outcome: &Value) -> Vec<String> {
+    (outcome["attempts"].as_array().into_iter().flatten())
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]

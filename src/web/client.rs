@@ -119,7 +119,8 @@ impl Client {
     /// used up (never after an event was handed out, an abort or the total
     /// timeout, which covers the whole chain). Each entry is tried with
     /// its own config and retries; the [`Response`] names who answered
-    /// (`provider`) and who failed before (`attempts`), and a stream
+    /// (`provider`) and who failed before (`attempts`; after a failure,
+    /// [`EventStream::failed_attempts`]), and a stream
     /// hands out a `fallback` warning before the first event of a
     /// provider that took over. [`Client::stream`], [`Client::complete`]
     /// and [`Client::run`] (each step) go through the chain; embeddings go

@@ -13,7 +13,7 @@ use futures_core::Stream;
 use super::abort::{Cut, Gate};
 use super::run::Run;
 use crate::error::Error;
-use crate::model::{Response, StreamEvent};
+use crate::model::{FailedAttempt, Response, StreamEvent};
 
 /// The events a step of the run decoded, and the outcome if the stream
 /// ended.
@@ -59,6 +59,8 @@ pub struct EventStream {
     /// Scrubbed out of every error.
     secrets: Vec<String>,
     gate: Option<Gate>,
+    /// The providers that failed before the last, once the stream is over.
+    attempts: Vec<FailedAttempt>,
 }
 
 impl EventStream {
@@ -74,7 +76,18 @@ impl EventStream {
             error_due: false,
             secrets,
             gate,
+            attempts: Vec::new(),
         }
+    }
+
+    /// With a fallback chain ([`super::Client::with_fallback`]): the
+    /// providers that failed before the one that answered or failed last,
+    /// in order, once the stream is over (before, none). On success they
+    /// are the response's `attempts` too; after a failure, only here (the
+    /// error is the last provider's). Read it before
+    /// [`EventStream::response`], which takes the stream.
+    pub fn failed_attempts(&self) -> &[FailedAttempt] {
+        &self.attempts
     }
 
     /// The next event, `None` at the end (the same as `StreamExt::next`).
@@ -145,6 +158,7 @@ impl Stream for EventStream {
                         match end {
                             None => self.state = State::Idle { run, opened: true },
                             Some(outcome) => {
+                                self.attempts = run.failed_attempts();
                                 drop(run);
                                 self.end(outcome);
                             }

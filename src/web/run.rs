@@ -23,7 +23,7 @@ use super::js;
 use super::timer::{self, Clock, Sleep, Timer};
 use crate::error::{Error, Timeout};
 use crate::http::HttpRequest;
-use crate::model::{Response, StreamEvent};
+use crate::model::{FailedAttempt, Response, StreamEvent};
 use crate::run::{Cancel, RunMachine, Step, Timers};
 
 /// Where a request's response comes from: a fetch (the global one when
@@ -182,6 +182,14 @@ impl Run {
     /// dropped).
     pub(crate) fn gate(&self) -> &Gate {
         &self.gate
+    }
+
+    /// The providers of the fallback chain that failed before the current
+    /// one ([`RunMachine::failed_attempts`]; scrubbed of the chain's keys).
+    pub(crate) fn failed_attempts(&self) -> Vec<FailedAttempt> {
+        (self.machine.try_borrow())
+            .map(|m| m.failed_attempts().to_vec())
+            .unwrap_or_default()
     }
 
     /// Starts the total timeout and the first step; an error if a timeout

@@ -14,6 +14,9 @@ const table = JSON.parse(
 );
 const mock = useMock();
 
+/** Failed attempts as the table lists them: `"<provider> <code>"`. */
+const listed = (attempts) => (attempts ?? []).map((a) => `${a.provider} ${a.error.code}`);
+
 for (const s of table.scenarios.filter((s) => s.mock)) {
   test(s.name, async () => {
     const mockOptions = Object.fromEntries(new URLSearchParams(s.mock));
@@ -55,8 +58,7 @@ for (const s of table.scenarios.filter((s) => s.mock)) {
       assert.equal(error, undefined, `${error}`);
       assert.equal(response.text, readCase(want.text).expected.text);
       assert.equal(response.provider, want.provider ?? s.provider, "provider");
-      const failed = (response.attempts ?? []).map((a) => `${a.provider} ${a.error.code}`);
-      assert.deepEqual(failed, want.attempts ?? [], "attempts");
+      assert.deepEqual(listed(response.attempts), want.attempts ?? [], "attempts");
       const first = events[0]?.type === "warning" ? events[0].code : undefined;
       assert.equal(first, want.warning, "the first event's warning");
     } else {
@@ -64,6 +66,7 @@ for (const s of table.scenarios.filter((s) => s.mock)) {
       assert.equal(error.code, want.error, `${error}`);
       assert.equal(error.eventsEmitted, want.eventsEmitted, "eventsEmitted");
       assert.equal(error.partial !== undefined, want.partial ?? false, "partial");
+      assert.deepEqual(listed(error.attempts), want.attempts ?? [], "attempts");
     }
   });
 }

@@ -69,6 +69,20 @@ fn client_for(s: &Value, name: &str) -> Client {
     timed(client, ms("total"), ms("firstByte"), ms("idle"))
 }
 
+/// Failed attempts as the table lists them: `"<provider> <code>"`.
+fn attempts(failed: &[skyl::FailedAttempt]) -> Vec<String> {
+    (failed.iter())
+        .map(|a| format!("{} {}", a.provider, a.error.code))
+        .collect()
+}
+
+/// The outcome's listed attempts (none when it lists none).
+fn listed(outcome: &Value) -> Vec<String> {
+    (outcome["attempts"].as_array().into_iter().flatten())
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn every_scenario_of_the_run_machine_ends_as_listed() {
     let table: Value = serde_json::from_str(TABLE).unwrap();
@@ -78,10 +92,18 @@ async fn every_scenario_of_the_run_machine_ends_as_listed() {
         let title = s["name"].as_str().unwrap();
         let name = scenario(&format!("web: {title}"));
         let client = client_for(s, &name);
-        let (events, outcome) = if s["stream"].as_bool().unwrap() {
-            collect(client.stream(&ask("Hi"))).await
+        // (Who failed before the last: a stream says, complete() only in
+        // its response.)
+        let (events, outcome, failed) = if s["stream"].as_bool().unwrap() {
+            let mut stream = client.stream(&ask("Hi"));
+            let mut events = Vec::new();
+            while let Some(item) = stream.next().await {
+                events.extend(item.ok());
+            }
+            let failed = attempts(stream.failed_attempts());
+            (events, stream.response().await, Some(failed))
         } else {
-            (Vec::new(), client.complete(&ask("Hi")).await)
+            (Vec::new(), client.complete(&ask("Hi")).await, None)
         };
         let sends = s["steps"]
             .as_array()
@@ -100,13 +122,10 @@ async fn every_scenario_of_the_run_machine_ends_as_listed() {
                 assert_eq!(response.text, expected_text(case).await, "{title}");
                 let answered = want["provider"].as_str().or(s["provider"].as_str());
                 assert_eq!(response.provider.as_deref(), answered, "{title}");
-                let failed: Vec<String> = (response.attempts.iter())
-                    .map(|a| format!("{} {}", a.provider, a.error.code))
-                    .collect();
-                let listed: Vec<&str> = (want["attempts"].as_array().into_iter().flatten())
-                    .map(|a| a.as_str().unwrap())
-                    .collect();
-                assert_eq!(failed, listed, "{title}: attempts");
+                assert_eq!(attempts(&response.attempts), listed(want), "{title}");
+                if let Some(failed) = &failed {
+                    assert_eq!(failed, &listed(want), "{title}: the stream's attempts");
+                }
                 let warned = match events.first() {
                     Some(StreamEvent::Warning { code, .. }) => Some(code.as_str()),
                     _ => None,
@@ -119,6 +138,9 @@ async fn every_scenario_of_the_run_machine_ends_as_listed() {
                 assert_eq!(e.events_emitted(), emitted, "{title}: eventsEmitted");
                 let partial = want["partial"].as_bool().unwrap_or(false);
                 assert_eq!(e.partial().is_some(), partial, "{title}: partial");
+                if let Some(failed) = &failed {
+                    assert_eq!(failed, &listed(want), "{title}: the stream's attempts");
+                }
             }
             (outcome, _) => panic!("{title}: ended with {outcome:?}"),
         }
