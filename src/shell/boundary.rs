@@ -484,7 +484,7 @@ impl Writer {
         let mut info = super::error_info::info(e, self.provider);
         // Every kind says whether events had been handed out before it,
         // as this decoder knows: also the kinds without a flag of their
-        // own (an event too large, a content filter), which are never
+        // own (a content filter, an invalid response), which are never
         // retryable.
         info.events_emitted |= events_emitted;
         let mut w = Out::from_bytes(std::mem::take(out));

@@ -365,11 +365,11 @@ export class Client {
     // (From the core's table: a build whose adapters have no embedder has
     // no embed machine in its wasm.)
     // (Every provider of an entry without an embed machine has none.)
-    const none = NO_EMBEDDINGS[this.#o.provider] ?? "this entry's build has no embeddings";
-    if (SKYL_EMBED && !NO_EMBEDDINGS[this.#o.provider])
-      return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    const none = NO_EMBEDDINGS[this.#o.provider];
+    if (SKYL_EMBED && !none) return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    const why = none ?? "this entry's build has no embeddings";
     throw new InvalidRequestError(
-      localError("InvalidRequestError", "invalid_request", `skyl: provider: ${none}`, {
+      localError("InvalidRequestError", "invalid_request", `skyl: provider: ${why}`, {
         path: "provider",
       }),
     );
