@@ -25,8 +25,7 @@ pub const DEFAULT_EMBED_CONCURRENCY: u32 = 4;
 #[non_exhaustive]
 pub enum EmbedStep {
     /// Send this request (one batch's attempt), the first-byte timer
-    /// running; then [`EmbedMachine::responded`] or
-    /// [`EmbedMachine::unreachable`].
+    /// running; then [`EmbedMachine::responded`], `unreachable` or `refused`.
     Send(HttpRequest),
     /// Read the body, chunk by chunk ([`EmbedMachine::feed`]), to its end
     /// ([`EmbedMachine::ended`]) or a failure ([`EmbedMachine::lost`]).
@@ -274,8 +273,7 @@ impl EmbedMachine {
             return EmbedStep::Idle;
         };
         worker.body.clear();
-        // The body's room at once, as its length says (up to 64 MiB): one
-        // allocation, no copy as it grows.
+        // Room for the body as its length says (up to 64 MiB): no copy as it grows.
         let length = (headers.iter())
             .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
             .and_then(|(_, v)| v.trim().parse::<usize>().ok());
@@ -301,6 +299,18 @@ impl EmbedMachine {
         };
         let e = Error::unreachable(&worker.url, cause);
         self.fail_attempt(w, e)
+    }
+
+    /// Worker `w`'s request was refused before it was sent (`error`: a
+    /// URL the fetch refuses, say). Not retried; it stops the call.
+    pub fn refused(&mut self, w: usize, error: Error) -> EmbedStep {
+        if let Some(step) = self.cut_step(w) {
+            return step;
+        }
+        if self.live(w, Phase::Sending).is_none() {
+            return EmbedStep::Idle;
+        }
+        self.give_up(w, error)
     }
 
     /// A chunk of worker `w`'s body came.

@@ -465,3 +465,29 @@ fn a_value_too_long_alone_fails_only_itself() {
     assert_eq!(failure.failed, [0]);
     assert!(matches!(failure.error, Error::Api(_)));
 }
+
+/// A request the driver's transport refuses before sending (a URL its
+/// fetch cannot make a `Request` of) is the driver's typed error, not a
+/// connection failure: not retried, and no other batch is sent.
+#[test]
+fn a_request_the_transport_refuses_is_not_retried() {
+    let mut m = machine(Provider::OpenAi, 4, |r| {
+        r.max_batch_size = Some(1);
+        r.max_concurrency = Some(2);
+    });
+    send(m.next(0));
+    send(m.next(1));
+    let refused = Error::invalid_request("baseURL", "fetch refuses the URL");
+    assert!(matches!(m.refused(0, refused.clone()), EmbedStep::Idle));
+    // Worker 1's batch was already on its way: it ends, and no batch follows.
+    assert!(matches!(
+        answer(&mut m, 1, 200, &openai_answer(1..2)),
+        EmbedStep::Idle
+    ));
+    // A worker not sending has nothing to refuse.
+    assert!(matches!(m.refused(1, refused.clone()), EmbedStep::Idle));
+    let failure = m.finish().unwrap_err();
+    assert_eq!(failure.error, refused);
+    assert_eq!(failure.failed, [0, 2, 3]);
+    assert!(failure.vectors[1].is_some());
+}

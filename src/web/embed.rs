@@ -128,13 +128,15 @@ impl Call {
             step = match step {
                 EmbedStep::Send(http) => {
                     let signal = gate.begin_attempt();
-                    let sent = match fetch::build(&http, signal.as_ref()) {
-                        Ok(request) => {
-                            let send = fetch::send(self.fetch.as_ref(), &request, gate);
-                            timed(alarm, limit, send).await.map(|r| r.map(Answer::read))
+                    let request = match fetch::build(&http, signal.as_ref()) {
+                        Ok(request) => request,
+                        Err(e) => {
+                            step = on(&self.machine, |m| m.refused(w, e));
+                            continue;
                         }
-                        Err(e) => Ok(Ok(Err(e))),
                     };
+                    let send = fetch::send(self.fetch.as_ref(), &request, gate);
+                    let sent = timed(alarm, limit, send).await.map(|r| r.map(Answer::read));
                     let cause = match sent {
                         Ok(Ok(Ok(answer))) => {
                             body = Body::of(&answer).ok();

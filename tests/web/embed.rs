@@ -73,6 +73,25 @@ async fn a_batch_that_fails_for_good_keeps_the_others() {
     assert!([0, 1, 4].iter().all(|&i| failure.vectors[i].is_some()));
 }
 
+/// A URL the fetch refuses is the request's typed error at once: not a
+/// connection failure retried with backoff.
+#[wasm_bindgen_test]
+async fn a_bad_base_url_is_a_typed_error_and_not_retried() {
+    let mut config = config(Provider::OpenAiCompat, &[]);
+    config.base_url = Some("http://bad host:99999/v1".into());
+    let client = skyl::web::Client::new(config).with_retry(quick_retries(3));
+    let failure = client
+        .embed(&request(&["a", "b"], |_| {}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&failure.error, Error::InvalidRequest { path, .. } if path == "baseURL"),
+        "{:?}",
+        failure.error
+    );
+    assert_eq!(failure.failed, [0, 1]);
+}
+
 /// Polls `a` until `ms` have passed, then drops it.
 struct Until<F> {
     a: Pin<Box<F>>,
