@@ -23,7 +23,7 @@ use super::timer::{self, Clock, Sleep};
 use super::tools::{Decision, Handler, RunEvent, RunFailure, RunOptions, RunOutcome, ToolContext};
 use crate::error::Error;
 use crate::json::read;
-use crate::model::{Part, Request, StreamEvent, ToolCall};
+use crate::model::{FailedAttempt, Part, Request, StreamEvent, ToolCall};
 use crate::policy::scrub_in;
 use crate::runner::{Job, Next, Outcome, Runner, StopReason, ToolSpec};
 
@@ -41,6 +41,8 @@ struct Shared {
     /// with the run.
     controllers: RefCell<Vec<(u64, AbortController)>>,
     stopped: Cell<bool>,
+    /// The failing step's chain: who failed before its last provider.
+    failed_attempts: RefCell<Vec<FailedAttempt>>,
 }
 
 impl Shared {
@@ -178,17 +180,16 @@ impl ToolRun {
             }
         }
         let outcome = self.outcome();
-        match self.end.take() {
-            Some(Ok(())) => Ok(outcome),
-            Some(Err(error)) => Err(RunFailure {
-                error,
-                partial: outcome,
-            }),
-            None => Err(RunFailure {
-                error: Error::aborted(None, false),
-                partial: outcome,
-            }),
-        }
+        let error = match self.end.take() {
+            Some(Ok(())) => return Ok(outcome),
+            Some(Err(error)) => error,
+            None => Error::aborted(None, false),
+        };
+        Err(RunFailure {
+            error,
+            partial: outcome,
+            failed_attempts: self.shared.failed_attempts.take(),
+        })
     }
 
     /// Stops the run: its stream and every running tool's signal; nothing
@@ -330,7 +331,9 @@ async fn drive(
                 // early start) is the turn's.
                 let mut answered: Vec<(ToolCall, bool)> = Vec::new();
                 while let Some(item) = stream.next().await {
-                    let event = item?;
+                    let event = item.inspect_err(|_| {
+                        *shared.failed_attempts.borrow_mut() = stream.failed_attempts().to_vec();
+                    })?;
                     let whole = match &event {
                         StreamEvent::ToolCall { call, .. } => Some(call.clone()),
                         _ => None,

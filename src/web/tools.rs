@@ -12,7 +12,7 @@ use serde_json::Value;
 use web_sys::AbortSignal;
 
 use crate::error::Error;
-use crate::model::{Message, Part, Response, StreamEvent, ToolCall, Usage};
+use crate::model::{FailedAttempt, Message, Part, Response, StreamEvent, ToolCall, Usage};
 use crate::runner::{RunLimits, StopReason};
 
 /// What a tool's handler returns: its result as text, or the message the
@@ -261,6 +261,10 @@ pub struct RunFailure {
     pub error: Error,
     /// What it had done.
     pub partial: RunOutcome,
+    /// With a fallback chain, when the failing step's chain failed for
+    /// good: the providers that failed before the last (whose error is
+    /// `error`), in order, as [`super::EventStream::failed_attempts`] says.
+    pub failed_attempts: Vec<FailedAttempt>,
 }
 
 impl fmt::Display for RunFailure {

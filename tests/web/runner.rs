@@ -556,6 +556,37 @@ async fn a_step_is_retried_only_before_its_first_event() {
     assert_eq!(received(&scenario).await.len(), 3);
 }
 
+/// A step whose fallback chain fails for good: the run's failure says who
+/// failed before the last provider, as the step's stream does.
+#[wasm_bindgen_test]
+async fn a_failed_chain_names_its_attempts() {
+    let name = scenario("runner-chain");
+    let fallback = skyl::Fallback::new().then(
+        config(
+            Provider::Anthropic,
+            &[("scenario", &format!("{name}#1")), ("fail", "529")],
+        ),
+        quick_retries(0),
+    );
+    let client = client(Provider::OpenAi, &[("scenario", &name), ("fail", "500")])
+        .with_retry(quick_retries(0))
+        .with_fallback(fallback);
+    let failure = (client.run(&question(), handlers(0), RunOptions::default()))
+        .result()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&failure.error, Error::Api(api) if api.status == Some(529)),
+        "{:?}",
+        failure.error
+    );
+    let failed: Vec<_> = (failure.failed_attempts.iter())
+        .map(|a| format!("{} {}", a.provider, a.error.code))
+        .collect();
+    assert_eq!(failed, ["openai server"]);
+    assert!(failure.partial.steps.is_empty());
+}
+
 #[wasm_bindgen_test]
 async fn each_calls_progress_passes_through_with_its_step_before_it_runs() {
     for provider in Provider::ALL {
