@@ -273,7 +273,9 @@ impl Client {
     }
 
     /// The whole response to `request` (not streamed). Dropping the future
-    /// aborts the fetch.
+    /// aborts the fetch. With a fallback chain that fails for good, the
+    /// error is the last provider's; who failed before it is
+    /// [`EventStream::failed_attempts`] of [`Client::stream`].
     pub async fn complete(&self, request: &Request) -> Result<Response, Error> {
         let result = self.machine(request, false).complete().await;
         result.map_err(|mut e| {
