@@ -127,7 +127,7 @@ impl ServiceAccount {
                 .str("scope", CLOUD_PLATFORM_SCOPE)
                 .str("aud", &self.token_uri)
                 .uint("iat", now_s)
-                .uint("exp", now_s + TOKEN_LIFETIME_S);
+                .uint("exp", now_s.saturating_add(TOKEN_LIFETIME_S));
         });
         format!(
             "{}.{}",
@@ -172,7 +172,7 @@ pub fn token_from_response(status: u16, body: &str, now_ms: u64) -> Result<Acces
             .unwrap_or(TOKEN_LIFETIME_S);
         return Ok(AccessToken {
             token: token.to_string(),
-            expires_at_ms: now_ms + lifetime * 1000,
+            expires_at_ms: now_ms.saturating_add(lifetime.saturating_mul(1000)),
         });
     }
     let kind = match status {

@@ -128,6 +128,15 @@ fn the_answer_is_a_token_and_its_expiry_or_a_typed_error() {
         ("ya29.c.secret", 3_600_000)
     );
     assert!(!format!("{t:?}").contains("ya29"));
+    // A lifetime the server makes up is no panic (tests build with
+    // overflow checks, as a Rust app's debug build does): the expiry
+    // saturates, and a JWT's at any clock too.
+    let huge = r#"{"access_token":"t","expires_in":18446744073709552}"#;
+    assert_eq!(
+        token_from_response(200, huge, 1).unwrap().expires_at_ms,
+        u64::MAX
+    );
+    assert!(account().signing_input(u64::MAX).contains('.'));
     let refused = r#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#;
     let Err(Error::Api(e)) = token_from_response(400, refused, 0) else {
         panic!("an ApiError");
