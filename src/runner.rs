@@ -139,7 +139,8 @@ impl Runner {
     /// `limits`. `approvals` decides, by call id, the calls of the history
     /// left unanswered when a run stopped for approval. A call of the
     /// history without a result that needs a decision and has none is an
-    /// [`Error::InvalidRequest`] naming it: it is never skipped.
+    /// [`Error::InvalidRequest`] naming it: it is never skipped; so is a
+    /// `max_steps` of 0.
     pub fn new(
         request: Request,
         tools: Vec<ToolSpec>,
@@ -147,6 +148,7 @@ impl Runner {
         approvals: &[(String, bool)],
         needs_approval: &dyn Fn(&ToolCall) -> bool,
     ) -> Result<Runner, Error> {
+        limits.check()?;
         let mut runner = Runner {
             request,
             tools,
@@ -688,6 +690,21 @@ mod tests {
             Next::Run(jobs) | Next::Approve(jobs) => jobs,
             other => panic!("no jobs: {other:?}"),
         }
+    }
+
+    /// No step at all is no run: refused by name before anything is sent,
+    /// in every driver (the JS shell and skyl::web build on this check).
+    #[test]
+    fn a_step_limit_of_zero_is_refused() {
+        let request = Request {
+            messages: vec![Message::user("Hi")],
+            ..Request::default()
+        };
+        let made = Runner::new(request, vec![weather()], RunLimits::new(0), &[], &never);
+        assert!(
+            matches!(&made, Err(Error::InvalidRequest { path, .. }) if path == "maxSteps"),
+            "{made:?}"
+        );
     }
 
     #[test]

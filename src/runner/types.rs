@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::error::Error;
 use crate::model::{Request, ToolCall};
 
 /// What the runner knows of a tool; the driver holds its function.
@@ -71,6 +72,18 @@ impl RunLimits {
     pub fn with_final_answer(mut self) -> Self {
         self.final_answer = true;
         self
+    }
+
+    /// No step at all is no run: `max_steps` of 0 is an
+    /// [`Error::InvalidRequest`] naming `maxSteps`.
+    pub(crate) fn check(self) -> Result<(), Error> {
+        match self.max_steps {
+            0 => Err(Error::invalid_request(
+                "maxSteps",
+                "must be a whole number, 1 or more",
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
