@@ -151,8 +151,8 @@ pub struct EmbedMachine {
 
 impl EmbedMachine {
     /// A call for `config`'s provider, checked before anything is sent:
-    /// an invalid request is an [`Error::InvalidRequest`] naming the
-    /// field. Each batch is retried by `retry`; `timers` as for a chat
+    /// an invalid request (or a timer of 0 ms) is an
+    /// [`Error::InvalidRequest`] naming the field. Each batch is retried by `retry`; `timers` as for a chat
     /// request (the total one covers the whole call); `seed` seeds the
     /// backoff's jitter.
     pub fn new(
@@ -163,6 +163,7 @@ impl EmbedMachine {
         seed: u64,
     ) -> Result<Self, Error> {
         let (embedder, model) = check_embed(&config, &request)?;
+        timers.check()?;
         let provider = config
             .provider
             .ok_or_else(|| Error::invalid_request("provider", "no provider was given"))?;
@@ -451,15 +452,10 @@ impl EmbedMachine {
     /// order, or the failure with every vector that arrived.
     pub fn finish(&mut self) -> Result<Embeddings, EmbedFailure> {
         let vectors = std::mem::take(&mut self.vectors);
-        let error = self.stop.clone().or_else(|| self.failure.clone());
-        let error = match error {
-            Some(e) => Some(e),
-            None if vectors.iter().any(Option::is_none) => Some(Error::invalid_request(
-                "driver",
-                "`finish` came before every batch was done",
-            )),
-            None => None,
-        };
+        let error = (self.stop.clone().or_else(|| self.failure.clone())).or_else(|| {
+            let early = "`finish` came before every batch was done";
+            (vectors.iter().any(Option::is_none)).then(|| Error::invalid_request("driver", early))
+        });
         if let Some(error) = error {
             let failed = (vectors.iter().enumerate())
                 .filter(|(_, v)| v.is_none())

@@ -214,6 +214,9 @@ impl RunMachine {
         if self.phase != Phase::Ready {
             return self.misuse("start");
         }
+        if let Err(e) = self.timers.check() {
+            return self.fail(e);
+        }
         // The first attempt's encoding checks the first provider (its
         // errors are the request's own); then the fallback entries.
         let step = self.attempt();

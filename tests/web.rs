@@ -37,11 +37,13 @@ mod vertex;
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::time::Duration;
 
 use js_sys::Promise;
-use skyl::web::{self, Client};
+use skyl::web::{self, Client, Timeouts};
 use skyl::{
-    ApiErrorKind, Error, Message, Provider, Request, Response, StreamDecoder, StreamEvent, Timeout,
+    ApiErrorKind, EmbedRequest, Error, Message, Provider, Request, Response, StreamDecoder,
+    StreamEvent, Timeout,
 };
 use support::*;
 use wasm_bindgen::JsValue;
@@ -364,6 +366,31 @@ async fn a_timeout_after_the_terminal_frame_ends_the_body_cleanly() {
     let (events, outcome) = collect(client.stream(&ask("Hello"))).await;
     assert_eq!(outcome.unwrap().text, "Hi");
     assert!(matches!(events.last(), Some(StreamEvent::Finish { .. })));
+}
+
+/// A limit under 1 ms would cut every attempt at once: a typed error
+/// naming it, and nothing sent (embeddings too).
+#[wasm_bindgen_test]
+async fn a_timeout_under_a_millisecond_is_refused_before_sending() {
+    let (name, client) = counted("zero-timeout", Provider::OpenAi, &[]);
+    let client = client.with_timeouts(Timeouts {
+        idle: Some(Duration::from_micros(500)),
+        ..Timeouts::default()
+    });
+    let e = client.stream(&ask("Hi")).response().await.unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidRequest { path, .. } if path == "timeout.idle"),
+        "{e:?}"
+    );
+    let mut request = EmbedRequest::new(["a"]);
+    request.model = Some("emb".into());
+    let failure = client.embed(&request).await.unwrap_err();
+    assert!(
+        matches!(&failure.error, Error::InvalidRequest { path, .. } if path == "timeout.idle"),
+        "{:?}",
+        failure.error
+    );
+    assert_eq!(received(&name).await.len(), 0);
 }
 
 #[wasm_bindgen_test]

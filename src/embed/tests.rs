@@ -339,6 +339,18 @@ fn bad_input_is_refused_before_anything_is_sent() {
     assert_eq!(p, "dimensions");
     let (p, _) = path(make(Provider::Gemini, &|r| r.max_concurrency = Some(0)));
     assert_eq!(p, "maxConcurrency");
+    // A timer of 0 ms would cut every attempt at once.
+    let mut r = EmbedRequest::new(["a"]);
+    r.model = Some("m".into());
+    let timers = Timers::new(None, None, Some(0));
+    let e = EmbedMachine::new(
+        config(Provider::OpenAi),
+        r,
+        RetryPolicy::default(),
+        timers,
+        0,
+    );
+    assert_eq!(path(e.unwrap_err()).0, "timeout.idle");
 }
 
 #[test]

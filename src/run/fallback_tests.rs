@@ -163,6 +163,27 @@ fn each_provider_gets_its_own_model_options_and_key_and_the_response_says_who_an
     assert_eq!(m.secrets(), [SECOND_KEY, FIRST_KEY]);
 }
 
+/// A timer of 0 ms would cut every attempt at once: refused by name at
+/// the start, before anything is sent (None is no limit).
+#[test]
+fn a_timer_of_zero_fails_before_anything_is_sent() {
+    for (timers, path) in [
+        (Timers::new(Some(0), None, None), "timeout.total"),
+        (Timers::new(None, Some(0), None), "timeout.firstByte"),
+        (Timers::new(None, None, Some(0)), "timeout.idle"),
+    ] {
+        let config = ClientConfig::new(Provider::OpenAi).with_api_key(FIRST_KEY);
+        let mut m = RunMachine::new(config, hi(), true, once(), timers, 1);
+        let Step::Fail(e) = m.start() else {
+            panic!("{path}: something was sent");
+        };
+        assert!(
+            matches!(&e, Error::InvalidRequest { path: p, .. } if p == path),
+            "{e:?}"
+        );
+    }
+}
+
 #[test]
 fn a_request_a_fallback_entry_cannot_take_fails_before_anything_is_sent() {
     if !has_all() {

@@ -39,6 +39,19 @@ impl Timers {
             Timeout::Idle => self.idle_ms,
         }
     }
+
+    /// A limit of 0 ms would end every attempt at once: an
+    /// [`Error::InvalidRequest`] naming it (`timeout.firstByte`), before
+    /// anything is sent. (`None` is no limit.)
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        for which in [Timeout::Total, Timeout::FirstByte, Timeout::Idle] {
+            if self.get(which) == Some(0) {
+                let path = format!("timeout.{}", which.name());
+                return Err(Error::invalid_request(path, "must be 1 ms or more"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What the driver does next.

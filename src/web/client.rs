@@ -23,7 +23,9 @@ use crate::ServiceAccount;
 
 /// A request's timeouts. Each ends with an [`Error::Timeout`]; a timeout
 /// that fires after the stream's terminal frame ends the body cleanly
-/// instead (the server kept the connection open).
+/// instead (the server kept the connection open). `None` is no limit; a
+/// limit under 1 ms is an [`Error::InvalidRequest`] naming it
+/// (`timeout.idle`), and nothing is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timeouts {
     /// The whole request, retries and their waits included; ends it for
