@@ -129,15 +129,18 @@ impl ToolRun {
                 spec
             })
             .collect();
+        let checked = check_handlers(&handlers, request);
         let handlers = Rc::new(handlers);
         let asked = |c: &ToolCall| asks(&handlers, c);
-        let made = Runner::new(
-            request.clone(),
-            specs,
-            options.limits,
-            &options.approvals,
-            &asked,
-        );
+        let made = checked.and_then(|()| {
+            Runner::new(
+                request.clone(),
+                specs,
+                options.limits,
+                &options.approvals,
+                &asked,
+            )
+        });
         let shared = Rc::new(Shared::default());
         let mut run = ToolRun {
             runner: None,
@@ -300,6 +303,32 @@ fn asks(handlers: &[Handler], call: &ToolCall) -> bool {
     };
     let args = read::parse(&call.arguments).unwrap_or(Value::Null);
     asks(&args, call)
+}
+
+/// The handlers' own mistakes, refused before anything is sent: a handler
+/// for a tool the request does not declare (the model could never call it,
+/// and the tool it was meant for would be handed back), and a timeout of 0.
+fn check_handlers(handlers: &[Handler], request: &Request) -> Result<(), Error> {
+    for (i, h) in handlers.iter().enumerate() {
+        if !request.tools.iter().any(|t| t.name == h.name) {
+            let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+            let known = match names.is_empty() {
+                true => "it declares none".to_string(),
+                false => format!("its tools: {}", names.join(", ")),
+            };
+            return Err(Error::invalid_request(
+                format!("handlers[{i}].name"),
+                format!("{:?} is not a tool of the request ({known})", h.name),
+            ));
+        }
+        if h.timeout_ms == Some(0) {
+            return Err(Error::invalid_request(
+                format!("handlers[{i}].timeout_ms"),
+                "must be 1 ms or more",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The loop: what the runner says, carried out.

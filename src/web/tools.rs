@@ -50,7 +50,8 @@ pub struct Handler {
 }
 
 impl Handler {
-    /// The handler of the tool `name`.
+    /// The handler of the tool `name`, which the request must declare
+    /// (a handler for no tool of it is refused when the run is made).
     pub fn new<F, Fut>(name: impl Into<String>, run: F) -> Self
     where
         F: Fn(Value, ToolContext) -> Fut + 'static,
@@ -91,8 +92,8 @@ impl Handler {
         self
     }
 
-    /// After `ms`, the call's result is a "timed out" error and its signal
-    /// aborts.
+    /// After `ms` (1 or more: 0 is refused when the run is made), the
+    /// call's result is a "timed out" error and its signal aborts.
     #[must_use]
     pub fn timeout_ms(mut self, ms: u64) -> Self {
         self.timeout_ms = Some(ms);

@@ -307,6 +307,38 @@ async fn abort_reaches_the_running_tools_and_answers_them() {
     );
 }
 
+/// Mistakes in the run's own options are typed errors naming them, and
+/// nothing is sent: no step at all, a handler for a tool the request does
+/// not declare, a handler's timeout of 0.
+#[wasm_bindgen_test]
+async fn bad_run_options_are_refused_before_anything_is_sent() {
+    let (scenario, client) = counted("runner-bad-options", Provider::OpenAi, &[]);
+    let path_of = |failure: skyl::web::RunFailure| match failure.error {
+        Error::InvalidRequest { path, message } => (path, message),
+        other => panic!("{other:?}"),
+    };
+    let none = RunOptions::default().with_limits(RunLimits::new(0));
+    let failure = (client.run(&question(), handlers(0), none)).result().await;
+    assert_eq!(path_of(failure.unwrap_err()).0, "maxSteps");
+    let mut list = handlers(0);
+    list.push(Handler::new("get_wether", |_, _| async {
+        Ok(String::new())
+    }));
+    let failure = (client.run(&question(), list, RunOptions::default()))
+        .result()
+        .await;
+    let (path, message) = path_of(failure.unwrap_err());
+    assert_eq!(path, "handlers[2].name");
+    assert!(message.contains("get_weather, convert_units"), "{message}");
+    let mut list = handlers(0);
+    list[1] = Handler::new("convert_units", |_, _| async { Ok(String::new()) }).timeout_ms(0);
+    let failure = (client.run(&question(), list, RunOptions::default()))
+        .result()
+        .await;
+    assert_eq!(path_of(failure.unwrap_err()).0, "handlers[1].timeout_ms");
+    assert_eq!(received(&scenario).await.len(), 0);
+}
+
 #[wasm_bindgen_test]
 async fn the_step_limit_and_the_final_answer() {
     let client = client(Provider::Anthropic, &[]);
