@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fakeFetch, WIRES } from "./inputs.mjs";
-import { STEP } from "../src/shell/js/policy.js";
+import { INPUT, STEP } from "../src/shell/js/policy.js";
 
 /** The built package skyl's rows load: $SKYL_PKG, else ../pkg. */
 export const SKYL_PKG = process.env.SKYL_PKG
@@ -127,6 +127,9 @@ async function loadFloor(decode = false) {
     const run = wasm.Run.given(wire, 0, 0);
     run.start();
     run.responded(200, "[]", 0);
+    // (A package built before `input` folded the inputs: an A/B runs both.)
+    const delivered = run.input ? () => run.input(INPUT.DELIVERED) : () => run.delivered();
+    const ended = run.input ? () => run.input(INPUT.ENDED) : () => run.ended();
     let at = 0;
     let capacity = 0;
     let memory = null;
@@ -142,10 +145,10 @@ async function loadFloor(decode = false) {
       memory.set(value, at);
       if (decode && run.feedInput(value.length) === STEP.DELIVER) {
         run.takeOutput();
-        run.delivered();
+        delivered();
       }
     }
-    if (decode && run.ended() === STEP.DELIVER) run.takeOutput();
+    if (decode && ended() === STEP.DELIVER) run.takeOutput();
     run.free();
     return { text: "", calls: [] };
   };

@@ -26,6 +26,11 @@ fn json(s: &str) -> Value {
     serde_json::from_str(s).unwrap()
 }
 
+/// Inputs of the exported `Run` (`INPUT` in `policy.js`).
+const IN_ENDED: u32 = 0;
+const IN_DELIVERED: u32 = 1;
+const IN_WAITED: u32 = 2;
+
 /// Step codes of the exported `Run` (`STEP` in `policy.js`).
 const READ: u32 = 0;
 const SEND: u32 = 1;
@@ -68,14 +73,14 @@ fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
         let out = expand_result(&output, &mut sent).unwrap();
         events.extend(out["events"].as_array().unwrap().iter().cloned());
         last = out;
-        run.delivered()
+        run.input(IN_DELIVERED, None)
     };
     for piece in body.chunks(chunk) {
         let step = feed(&mut run, piece);
         let step = deliver(&mut run, step, &mut events);
         assert_eq!(step, READ, "{}", run.take_output());
     }
-    let step = run.ended();
+    let step = run.input(IN_ENDED, None);
     match deliver(&mut run, step, &mut events) {
         DONE => {}
         FAIL => {
@@ -170,14 +175,14 @@ fn the_run_machine_encodes_decodes_errors_and_retries_in_wasm() {
     );
     let error = br#"{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}"#;
     assert_eq!(feed(&mut run, error), READ);
-    assert_eq!(run.ended(), WAIT);
+    assert_eq!(run.input(IN_ENDED, None), WAIT);
     assert_eq!(run.delay(), 20.0);
     // The one retry: the request is encoded anew, and fails the same way.
-    assert_eq!(run.waited(), SEND);
+    assert_eq!(run.input(IN_WAITED, None), SEND);
     assert!(run.take_output().contains("api.anthropic.com"));
     assert_eq!(run.responded(429, "[]", 1.0e12), READ);
     assert_eq!(feed(&mut run, error), READ);
-    assert_eq!(run.ended(), FAIL);
+    assert_eq!(run.input(IN_ENDED, None), FAIL);
     let err = json(&run.take_output());
     assert_eq!(err["error"]["name"], "RateLimitError");
     assert!(!err.to_string().contains("sk-test"));

@@ -143,6 +143,23 @@ impl BoundaryEmbed {
         self.on(|m| m.waited(w as usize))
     }
 
+    /// Worker `w`'s input (`IN_*`, as for a run): its next batch, its body
+    /// ended, its wait is over, its request could not be sent (`cause`),
+    /// reading its body failed (`cause`).
+    pub(crate) fn input(&mut self, w: u32, what: u32, cause: &str) -> u32 {
+        use super::run::{IN_ENDED, IN_LOST, IN_NEXT, IN_UNREACHABLE, IN_WAITED};
+        match what {
+            IN_NEXT => self.next(w),
+            IN_ENDED => self.ended(w),
+            IN_WAITED => self.waited(w),
+            IN_UNREACHABLE => self.unreachable(w, cause),
+            IN_LOST => self.lost(w, cause),
+            // (No such input: the worker is idle, and `finish` says its
+            // batch was not done.)
+            _ => DONE,
+        }
+    }
+
     /// A timer fired: the total one (`total`), else worker `w`'s (the
     /// first-byte one while it sends, the idle one while it reads: `step`
     /// is the step it carries out). What to cancel.

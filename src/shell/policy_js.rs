@@ -169,6 +169,20 @@ fn render() -> String {
             ("RUN", CANCEL_RUN),
         ],
     );
+    use super::run::{IN_DELIVERED, IN_ENDED, IN_LOST, IN_NEXT, IN_UNREACHABLE, IN_WAITED};
+    numbers(
+        &mut out,
+        "What a driver tells a machine's `input` (`shell/run.rs`); the last two take a cause.",
+        "INPUT",
+        &[
+            ("ENDED", IN_ENDED),
+            ("DELIVERED", IN_DELIVERED),
+            ("WAITED", IN_WAITED),
+            ("NEXT", IN_NEXT),
+            ("UNREACHABLE", IN_UNREACHABLE),
+            ("LOST", IN_LOST),
+        ],
+    );
     use super::tool_loop::{LOOP_APPROVE, LOOP_FAIL, LOOP_REQUEST, LOOP_RUN, LOOP_STOP, LOOP_WAIT};
     numbers(
         &mut out,

@@ -33,6 +33,22 @@ pub(crate) const CANCEL_BODY: u32 = 1;
 pub(crate) const CANCEL_ATTEMPT: u32 = 2;
 pub(crate) const CANCEL_RUN: u32 = 3;
 
+/// What a driver tells a machine through its one `input` export, beside a
+/// cause for the last two: the JS half's `INPUT` table holds the same
+/// numbers. (One export for five: each costs its wrapper in the wasm and
+/// its glue in JS.)
+pub(crate) const IN_ENDED: u32 = 0;
+pub(crate) const IN_DELIVERED: u32 = 1;
+pub(crate) const IN_WAITED: u32 = 2;
+pub(crate) const IN_NEXT: u32 = 3;
+pub(crate) const IN_UNREACHABLE: u32 = 4;
+pub(crate) const IN_LOST: u32 = 5;
+
+/// The error of an input code no machine takes.
+pub(crate) fn no_such_input(what: u32) -> Error {
+    Error::invalid_request("driver", format!("no input {what}"))
+}
+
 /// A request's retries and timers as the JS half gives them: milliseconds
 /// (0: none), and the seed of the backoff's jitter.
 #[derive(Clone, Copy, Debug)]
@@ -339,6 +355,20 @@ impl BoundaryRun {
         self.input.clear();
         self.input.extend_from_slice(chunk);
         self.feed_input(chunk.len())
+    }
+
+    /// An input (`IN_*`): the body ended, the events were delivered, the
+    /// wait is over, the request could not be sent (`cause`), reading the
+    /// body failed (`cause`).
+    pub fn input(&mut self, what: u32, cause: &str) -> u32 {
+        match what {
+            IN_ENDED => self.ended(),
+            IN_DELIVERED => self.delivered(),
+            IN_WAITED => self.waited(),
+            IN_UNREACHABLE => self.unreachable(cause),
+            IN_LOST => self.lost(cause),
+            _ => self.on(|_, _| Step::Fail(no_such_input(what))),
+        }
     }
 
     /// [`RunMachine::ended`].

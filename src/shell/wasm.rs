@@ -78,6 +78,13 @@ impl Run {
         self.inner.start()
     }
 
+    /// An input (`INPUT` in `policy.js`): the body ended, the events were
+    /// delivered, the wait is over; the request could not be sent or its
+    /// body read, for `cause`.
+    pub fn input(&mut self, what: u32, cause: Option<String>) -> u32 {
+        self.inner.input(what, cause.as_deref().unwrap_or_default())
+    }
+
     /// The driver's clock, before `start` and `waited`.
     pub fn at(&mut self, now_ms: f64) {
         self.inner.at(now_ms);
@@ -112,11 +119,6 @@ impl Run {
         self.inner.responded(status, headers_json, now_ms)
     }
 
-    /// The request could not be sent.
-    pub fn unreachable(&mut self, cause: &str) -> u32 {
-        self.inner.unreachable(cause)
-    }
-
     /// The address of the input buffer, at least `len` bytes.
     #[wasm_bindgen(js_name = inputBuffer)]
     pub fn input_buffer(&mut self, len: usize) -> usize {
@@ -127,26 +129,6 @@ impl Run {
     #[wasm_bindgen(js_name = feedInput)]
     pub fn feed_input(&mut self, len: usize) -> u32 {
         self.inner.feed_input(len)
-    }
-
-    /// The body ended.
-    pub fn ended(&mut self) -> u32 {
-        self.inner.ended()
-    }
-
-    /// Reading the body failed.
-    pub fn lost(&mut self, cause: &str) -> u32 {
-        self.inner.lost(cause)
-    }
-
-    /// The events were handed out.
-    pub fn delivered(&mut self) -> u32 {
-        self.inner.delivered()
-    }
-
-    /// The retry wait is over.
-    pub fn waited(&mut self) -> u32 {
-        self.inner.waited()
     }
 
     /// A timer fired: what to cancel.
@@ -357,9 +339,12 @@ impl Embed {
         self.inner.workers()
     }
 
-    /// Worker `w`'s next batch.
-    pub fn next(&mut self, w: u32) -> u32 {
-        self.inner.next(w)
+    /// Worker `w`'s input (`INPUT`): its next batch, its body ended, its
+    /// wait is over; its request could not be sent or its body read, for
+    /// `cause`.
+    pub fn input(&mut self, w: u32, what: u32, cause: Option<String>) -> u32 {
+        self.inner
+            .input(w, what, cause.as_deref().unwrap_or_default())
     }
 
     /// Worker `w`'s response came.
@@ -367,30 +352,10 @@ impl Embed {
         self.inner.responded(w, status, headers_json, now_ms)
     }
 
-    /// Worker `w`'s request could not be sent.
-    pub fn unreachable(&mut self, w: u32, cause: &str) -> u32 {
-        self.inner.unreachable(w, cause)
-    }
-
     /// Where to write worker `w`'s next `len` body bytes (0: nowhere).
     #[wasm_bindgen(js_name = chunkBuffer)]
     pub fn chunk_buffer(&mut self, w: u32, len: usize) -> usize {
         self.inner.chunk_buffer(w, len)
-    }
-
-    /// Worker `w`'s body ended.
-    pub fn ended(&mut self, w: u32) -> u32 {
-        self.inner.ended(w)
-    }
-
-    /// Reading worker `w`'s body failed.
-    pub fn lost(&mut self, w: u32, cause: &str) -> u32 {
-        self.inner.lost(w, cause)
-    }
-
-    /// Worker `w`'s wait is over.
-    pub fn waited(&mut self, w: u32) -> u32 {
-        self.inner.waited(w)
     }
 
     /// A timer fired: what to cancel.

@@ -55,7 +55,7 @@ for (const [sub, built] of entries) {
   test(`skyl/${sub}: client.embed ${embeds ? "is built in" : "says where to go instead"}`, async () => {
     const wasm = await import(new URL(`${sub}/skyl_wasm.js`, pkg));
     assert.equal(typeof wasm.Embed, "function");
-    assert.equal(typeof wasm.Embed.prototype.next, embeds ? "function" : "undefined");
+    assert.equal(typeof wasm.Embed.prototype.input, embeds ? "function" : "undefined");
     if (embeds) return;
     const { Client, InvalidRequestError } = await import(new URL(`${sub}/node.js`, pkg));
     for (const provider of none) {

@@ -10,7 +10,7 @@ import * as wasm from "./skyl_wasm.js";
 import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { encoded, memoryBytes, parse } from "./boundary.js";
-import { CANCEL, STEP } from "./policy.js";
+import { CANCEL, INPUT, STEP } from "./policy.js";
 import { bytes, headerPairs, limits, post, said, sleep, why } from "./run.js";
 
 /** One `client.embed(request)`. */
@@ -97,7 +97,7 @@ export class Embed {
   async worker(w) {
     this.slots[w] = { controller: null, reader: null, step: STEP.DONE };
     try {
-      let step = call(() => this.m.next(w));
+      let step = call(() => this.m.input(w, INPUT.NEXT));
       for (;;) {
         this.slots[w].step = step;
         if (step === STEP.SEND) step = await this.send(w);
@@ -130,7 +130,7 @@ export class Embed {
     try {
       res = await post(this.fetch, http, slot.controller.signal);
     } catch (e) {
-      return call(() => this.m.unreachable(w, said(e)));
+      return call(() => this.m.input(w, INPUT.UNREACHABLE, said(e)));
     } finally {
       disarm();
     }
@@ -148,9 +148,9 @@ export class Embed {
         const chunk = bytes(text);
         this.put(w, [chunk], chunk.length);
       } catch (e) {
-        return call(() => this.m.lost(w, said(e)));
+        return call(() => this.m.input(w, INPUT.LOST, said(e)));
       }
-      return call(() => this.m.ended(w));
+      return call(() => this.m.input(w, INPUT.ENDED));
     }
     slot.reader = res.body.getReader();
     // The chunks go into wasm memory together at the end: one copy, into
@@ -163,13 +163,13 @@ export class Embed {
       try {
         result = await slot.reader.read();
       } catch (e) {
-        return call(() => this.m.lost(w, said(e)));
+        return call(() => this.m.input(w, INPUT.LOST, said(e)));
       } finally {
         disarm();
       }
       if (result.done) {
         this.put(w, chunks, length);
-        return call(() => this.m.ended(w));
+        return call(() => this.m.input(w, INPUT.ENDED));
       }
       const chunk = bytes(result.value);
       chunks.push(chunk);
@@ -192,7 +192,7 @@ export class Embed {
     this.cut(w);
     const ms = call(() => this.m.delay());
     await sleep(ms, this.halted.signal);
-    return call(() => this.m.waited(w));
+    return call(() => this.m.input(w, INPUT.WAITED));
   }
 
   /** Ends worker `w`'s attempt: its fetch and body reader are cancelled. */

@@ -79,6 +79,16 @@ export const CANCEL = Object.freeze({
   RUN: 3,
 });
 
+/** What a driver tells a machine's `input` (`shell/run.rs`); the last two take a cause. */
+export const INPUT = Object.freeze({
+  ENDED: 0,
+  DELIVERED: 1,
+  WAITED: 2,
+  NEXT: 3,
+  UNREACHABLE: 4,
+  LOST: 5,
+});
+
 /** What `client.run` does next, as the tool loop's wasm class says (`shell/tool_loop.rs`). */
 export const LOOP = Object.freeze({
   REQUEST: 0,

@@ -12,7 +12,7 @@ import { wasmState } from "./load.js";
 import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState, withFiles } from "./boundary.js";
-import { CANCEL, STEP } from "./policy.js";
+import { CANCEL, INPUT, STEP } from "./policy.js";
 import { fresh } from "./credentials.js";
 import { freshTokens } from "./tokens.js";
 
@@ -289,7 +289,7 @@ export class Run {
       res = await post(this.fetch, http, this.controller.signal);
     } catch (e) {
       this.cause = e;
-      return call(() => this.m.unreachable(said(e)));
+      return call(() => this.m.input(INPUT.UNREACHABLE, said(e)));
     } finally {
       disarm();
     }
@@ -320,11 +320,13 @@ export class Run {
         result = await this.reader.read();
       } catch (e) {
         this.cause = e;
-        return call(() => this.m.lost(said(e)));
+        return call(() => this.m.input(INPUT.LOST, said(e)));
       } finally {
         clearTimeout(t);
       }
-      const step = result.done ? call(() => this.m.ended()) : this.feed(bytes(result.value));
+      const step = result.done
+        ? call(() => this.m.input(INPUT.ENDED))
+        : this.feed(bytes(result.value));
       if (step !== STEP.READ) return step;
     }
   }
@@ -336,10 +338,10 @@ export class Run {
       text = typeof res?.text === "function" ? await res.text() : "";
     } catch (e) {
       this.cause = e;
-      return call(() => this.m.lost(said(e)));
+      return call(() => this.m.input(INPUT.LOST, said(e)));
     }
     const step = this.feed(utf8.encode(text));
-    return step === STEP.READ ? call(() => this.m.ended()) : step;
+    return step === STEP.READ ? call(() => this.m.input(INPUT.ENDED)) : step;
   }
 
   /** Feeds a chunk through the machine's input buffer in wasm memory. */
@@ -355,7 +357,7 @@ export class Run {
     this.halted ??= new AbortController();
     await sleep(ms, this.halted.signal);
     await this.signing();
-    return call(() => this.m.waited());
+    return call(() => this.m.input(INPUT.WAITED));
   }
 
   // ------------------------------------------------- the two results
@@ -404,7 +406,7 @@ export class Run {
           if (ev.type === "finish" && chunk.response) this.finish(chunk.response, onResponse);
           yield ev;
         }
-        step = call(() => this.m.delivered());
+        step = call(() => this.m.input(INPUT.DELIVERED));
       }
       if (step !== STEP.DONE) throw this.failure();
       this.onDone?.(this.m);
