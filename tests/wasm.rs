@@ -56,7 +56,7 @@ fn feed(run: &mut Run, chunk: &[u8]) -> u32 {
 /// or the error.
 fn run(provider: &str, body: &[u8], chunk: usize) -> (Vec<Value>, Value) {
     let mut run = Run::given(provider, 0.0, 0.0);
-    assert_eq!(run.start(), TAKE);
+    assert_eq!(run.start(None), TAKE);
     assert_eq!(run.responded(200, "[]", 0.0), READ);
     let mut events = Vec::new();
     let mut sent = Expansion::default();
@@ -160,7 +160,7 @@ fn the_run_machine_encodes_decodes_errors_and_retries_in_wasm() {
     let request =
         r#"{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}],"maxTokens":5}"#;
     let mut run = Run::new(config, request, true, 1, 0.0, 0.0, 0.0, 7.0);
-    assert_eq!(run.start(), SEND);
+    assert_eq!(run.start(None), SEND);
     let encoded = run.take_output();
     let (head, body) = encoded.split_once('\0').unwrap();
     assert_eq!(
@@ -197,13 +197,13 @@ fn the_run_machine_encodes_decodes_errors_and_retries_in_wasm() {
         0.0,
         7.0,
     );
-    assert_eq!(bad.start(), FAIL);
+    assert_eq!(bad.start(None), FAIL);
     assert_eq!(
         json(&bad.take_output())["error"]["path"],
         "messages[0].role"
     );
     assert!(validate("tool", r#"{"name":""}"#).contains("tool.name"));
     let mut unknown = Run::given("nope", 0.0, 0.0);
-    assert_eq!(unknown.start(), FAIL);
+    assert_eq!(unknown.start(None), FAIL);
     assert!(unknown.take_output().contains("provider"));
 }

@@ -40,6 +40,24 @@ fn valid_location(location: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
+/// Whether `config` can be given a service account's tokens (`option`,
+/// the driver's name for it): Vertex AI's, with no API key and no fixed
+/// access token beside it. The error names the option in the way. (The
+/// npm package checks its options in JS when the client is made.)
+#[cfg(any(test, all(target_arch = "wasm32", feature = "web")))]
+pub(crate) fn takes_token(config: &ClientConfig, option: &str) -> Result<(), Error> {
+    let why = if config.vertex.is_none() {
+        "is Vertex AI's: give the config a vertex (project and location) as well"
+    } else if config.api_key.is_some() {
+        "give Vertex a service account or an API key (express mode), not both"
+    } else if config.access_token.is_some() {
+        "give Vertex a service account or an access token, not both"
+    } else {
+        return Ok(());
+    };
+    Err(Error::invalid_request(option, why))
+}
+
 /// The URL and auth header of a request to `publisher`'s `model` on
 /// Vertex (`method`: `streamGenerateContent?alt=sse`, `rawPredict`, ...),
 /// or the error that names the option in the way. A base URL, if given,
@@ -140,6 +158,23 @@ mod tests {
     fn url(config: &ClientConfig, publisher: &str) -> Result<String, Error> {
         let vertex = config.vertex.clone().unwrap_or_default();
         endpoint(config, &vertex, publisher, "m@1", "rawPredict").map(|(u, _)| u)
+    }
+
+    /// A service account's tokens go to Vertex AI's config alone, without
+    /// a key or a fixed token beside them.
+    #[test]
+    fn a_service_account_needs_a_config_that_takes_its_token() {
+        let vertex = Vertex::new("p", "us-central1");
+        let ok = ClientConfig::new(Provider::Anthropic).with_vertex(vertex.clone());
+        assert_eq!(takes_token(&ok, "serviceAccount"), Ok(()));
+        let path = |c: &ClientConfig| match takes_token(c, "fallback[0].serviceAccount") {
+            Err(Error::InvalidRequest { path, message }) => format!("{path}: {message}"),
+            other => panic!("{other:?}"),
+        };
+        let plain = ClientConfig::new(Provider::Gemini);
+        assert!(path(&plain).starts_with("fallback[0].serviceAccount: is Vertex AI's"));
+        assert!(path(&ok.clone().with_api_key("k")).contains("API key"));
+        assert!(path(&config(vertex)).contains("access token"));
     }
 
     #[test]

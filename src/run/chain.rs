@@ -378,6 +378,22 @@ impl RunMachine {
         }
     }
 
+    /// Before a driver's first token exchange (a service account's key, a
+    /// token callback): the checks [`Self::start`] makes (the timers, the
+    /// request encoded, the chain). When this fails, nothing is sent, not
+    /// even the exchange.
+    pub fn check_for_token(&mut self) -> Result<(), Error> {
+        self.timers.check()?;
+        let Source::Encode { chain, request } = &mut self.source else {
+            return Ok(());
+        };
+        chain.encode(0, request, self.stream)?;
+        match chain.has_fallback() {
+            true => chain.check(request, self.stream),
+            false => Ok(()),
+        }
+    }
+
     /// The entry whose access token the provider rejected (a 401), while
     /// the machine waits for the driver to renew it before
     /// [`Self::waited`] ([`Self::set_access_token`]): the driver drops

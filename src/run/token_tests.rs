@@ -12,8 +12,12 @@ const NEW: &str = "ya29.new-token-0123456789";
 const UNAUTHORIZED: &str = r#"{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"#;
 
 fn machine(retries: u32) -> RunMachine {
+    machine_at("us-central1", retries)
+}
+
+fn machine_at(location: &str, retries: u32) -> RunMachine {
     let config = ClientConfig::new(Provider::Gemini)
-        .with_vertex(Vertex::new("p", "us-central1"))
+        .with_vertex(Vertex::new("p", location))
         .with_model("gemini-2.5-flash");
     let request = Request {
         messages: vec![Message::user("Hi")],
@@ -102,4 +106,21 @@ fn a_token_the_config_holds_is_not_renewed() {
     assert!(m.secrets().contains(&OLD));
     e.scrub(OLD);
     assert!(!format!("{e:?}").contains(OLD));
+}
+
+/// Before the first exchange, the machine says whether the request will
+/// go: an invalid one fails by name, and the exchange is not made.
+#[test]
+fn the_request_is_checked_before_the_first_exchange() {
+    let mut ok = machine(0);
+    assert_eq!(ok.check_for_token(), Ok(()));
+    // (A check sends nothing: the machine still starts.)
+    ok.set_access_token(0, NEW.into());
+    assert!(sent_token(&ok.start()).ends_with(NEW));
+    let mut bad = machine_at("us central", 0);
+    let e = bad.check_for_token().unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidRequest { path, .. } if path == "vertex.location"),
+        "{e:?}"
+    );
 }

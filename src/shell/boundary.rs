@@ -791,7 +791,7 @@ mod tests {
                     r#"{{"provider":"{provider}","apiKey":"k","model":"m","baseURL":"http://127.0.0.1:1/v1"}}"#
                 );
                 let mut run = BoundaryRun::new(&config, request, true, 0, 0.0, 0.0, 0.0, 1.0);
-                assert_eq!(run.start(), 1, "{}", run.take_output());
+                assert_eq!(run.start(false), 1, "{}", run.take_output());
                 assert_eq!(run.responded(200, "[]", 0.0), 0, "READ");
                 let mut state = Expansion::default();
                 let mut events = Vec::new();

@@ -267,9 +267,16 @@ impl BoundaryRun {
         }
     }
 
-    /// [`RunMachine::start`].
-    pub fn start(&mut self) -> u32 {
-        self.on(|m, _| m.start())
+    /// [`RunMachine::start`]; with `check`, [`RunMachine::check_for_token`]
+    /// instead, before the first token exchange: `FAIL` (its error in
+    /// `takeOutput`: nothing is to be sent), else `TAKE` (go on). (The
+    /// entries' options were checked when the client was made.)
+    pub fn start(&mut self, check: bool) -> u32 {
+        self.on(|m, _| match check {
+            #[cfg(any(feature = "gemini", feature = "anthropic"))]
+            true => m.check_for_token().map_or_else(Step::Fail, |()| Step::Take),
+            _ => m.start(),
+        })
     }
 
     /// [`RunMachine::set_credentials`]: entry `entry`'s fresh AWS

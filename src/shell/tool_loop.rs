@@ -308,7 +308,7 @@ mod tests {
     /// Streams one step through its run machine, as the JS half does.
     fn step(l: &mut BoundaryLoop, body: &str, asks: &str) -> (u32, String) {
         let mut run = l.request(&LIMITS);
-        assert_eq!(run.start(), SEND);
+        assert_eq!(run.start(false), SEND);
         let sent = run.take_output();
         assert_eq!(run.responded(200, "[]", 0.0), READ);
         let mut code = run.feed(body.as_bytes());
@@ -388,7 +388,7 @@ mod tests {
         assert_eq!(r["messages"], json!([]));
         // A request out of turn is a driver error, never a panic.
         let mut run = l.request(&LIMITS);
-        assert_eq!(run.start(), crate::shell::run::FAIL);
+        assert_eq!(run.start(false), crate::shell::run::FAIL);
     }
 
     #[test]

@@ -73,9 +73,11 @@ impl Run {
         }
     }
 
-    /// Starts the request.
-    pub fn start(&mut self) -> u32 {
-        self.inner.start()
+    /// Starts the request; `start(true)`, before a first token exchange,
+    /// only checks it: `FAIL` (the error in `takeOutput`) for a request
+    /// that will not be sent, else `TAKE`. (One export for both.)
+    pub fn start(&mut self, check: Option<bool>) -> u32 {
+        self.inner.start(check == Some(true))
     }
 
     /// An input (`INPUT` in `policy.js`): the body ended, the events were

@@ -227,7 +227,8 @@ impl Client {
             seed,
         )
         .with_fallback(self.fallback.clone());
-        Run::new(machine, Source::Send(self.fetch.clone())).with_tokens(self.tokens.clone())
+        Run::new(machine, Source::Send(self.fetch.clone()))
+            .with_tokens(self.tokens.clone(), &self.config)
     }
 
     /// Streams the response to `request`. Nothing is sent until the stream

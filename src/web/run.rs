@@ -24,6 +24,8 @@ use super::timer::{self, Clock, Sleep, Timer};
 use crate::error::{Error, Timeout};
 use crate::http::HttpRequest;
 use crate::model::{FailedAttempt, Response, StreamEvent};
+use crate::providers::vertex::takes_token;
+use crate::providers::ClientConfig;
 use crate::run::{Cancel, RunMachine, Step, Timers};
 
 /// Where a request's response comes from: a fetch (the global one when
@@ -49,6 +51,8 @@ pub(crate) struct Run {
     /// gave the machine last.
     tokens: Option<Rc<Tokens>>,
     given: Option<String>,
+    /// The tokens' config cannot take them: the run's only step.
+    refused: Option<Error>,
 }
 
 /// Gives `f` the machine. The machine is never borrowed across an await
@@ -137,11 +141,17 @@ impl Run {
             body: None,
             tokens: None,
             given: None,
+            refused: None,
         }
     }
 
-    /// With a service account's tokens, given to each attempt.
-    pub(crate) fn with_tokens(mut self, tokens: Option<Rc<Tokens>>) -> Self {
+    /// With a service account's tokens, given to each attempt: for a
+    /// config that can take them (Vertex AI's, no API key or fixed token),
+    /// else the run fails by name before anything is sent.
+    pub(crate) fn with_tokens(mut self, tokens: Option<Rc<Tokens>>, config: &ClientConfig) -> Self {
+        if tokens.is_some() {
+            self.refused = takes_token(config, "serviceAccount").err();
+        }
         self.tokens = tokens;
         self
     }
@@ -197,6 +207,18 @@ impl Run {
     async fn begin(&mut self) -> Step {
         let limits = self.limits;
         if let Some(e) = timer::unsupported(limits, self.clock.as_ref()) {
+            return Step::Fail(e);
+        }
+        // A service account's exchange is sent only for a request that
+        // will go: a config that takes the token, and the request.
+        if let Some(e) = self.refused.take() {
+            return Step::Fail(e);
+        }
+        let checked = match (&self.tokens, self.machine.try_borrow_mut()) {
+            (Some(_), Ok(mut m)) => m.check_for_token(),
+            _ => Ok(()),
+        };
+        if let Err(e) = checked {
             return Step::Fail(e);
         }
         let total = limits.total_ms.map(|ms| (Timeout::Total, ms));

@@ -369,5 +369,16 @@ test("options are checked, and nothing is sent for a wrong combination", async (
     { vertex: { project: "p", location: "global" }, serviceAccount: { type: "authorized_user" } },
     "serviceAccount.type",
   );
-  assert.equal(sent.length, 0, "nothing sent");
+  // A service account's key is exchanged only for a request that will be
+  // sent: not for a location the core refuses, nor for a bad request.
+  await refused(
+    { vertex: { project: "p", location: "us central" }, serviceAccount: account() },
+    "vertex.location",
+  );
+  const c = new skyl.Client(gemini({ serviceAccount: account(), fetch: fetchFn }));
+  await assert.rejects(
+    c.complete({ messages: ask("Hi"), responseFormat: { type: "json_schema" } }),
+    (e) => e instanceof skyl.InvalidRequestError && e.path.startsWith("responseFormat"),
+  );
+  assert.equal(sent.length, 0, "nothing sent, not even a token exchange");
 });

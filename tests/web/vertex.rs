@@ -83,3 +83,37 @@ async fn a_refused_key_is_an_authentication_error_with_googles_reason() {
         "nothing sent to the provider"
     );
 }
+
+/// The key is exchanged only for a request that will be sent: a config
+/// that cannot take the token, or an invalid request, fails by name first.
+/// (The token endpoint here is a port where nothing listens: an exchange
+/// would end in a connection error.)
+#[wasm_bindgen_test]
+async fn nothing_is_exchanged_for_a_request_that_cannot_go() {
+    let nowhere = "http://127.0.0.1:9/token";
+    let name = scenario("vertex-not-sent");
+    let not_vertex = Client::new(config(Provider::Gemini, &[("scenario", &name)]))
+        .with_retry(quick_retries(0))
+        .with_service_account(account(nowhere));
+    let with_key = {
+        let mut config = config(Provider::Gemini, &[("scenario", &name)]);
+        config.vertex = Some(Vertex::new("skyl-test", "us-central1"));
+        config.api_key = Some("AIza-test".into());
+        Client::new(config).with_service_account(account(nowhere))
+    };
+    for client in [not_vertex, with_key] {
+        let e = client.complete(&ask("Hi")).await.unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidRequest { path, .. } if path == "serviceAccount"),
+            "{e:?}"
+        );
+    }
+    let mut bad = ask("Hi");
+    bad.tools = vec![skyl::Tool::default()];
+    let e = (vertex_client(&name, nowhere).complete(&bad).await).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidRequest { path, .. } if path.starts_with("tools[0]")),
+        "{e:?}"
+    );
+    assert!(received(&name).await.is_empty());
+}

@@ -144,6 +144,8 @@ export class Run {
   async signing() {
     if (SKYL_AWS && this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
     if (SKYL_VERTEX && this.o.tokens?.length) {
+      // Exchanged only for a request that will be sent.
+      if (!this.given && call(() => this.m.start(true)) === STEP.FAIL) throw this.failure();
       this.given ??= {}; // the token this run gave each entry
       await freshTokens(this.o.tokens, this.m, this.key, this.given);
     }
