@@ -40,6 +40,8 @@ pub(crate) const CANCEL_RUN: u32 = 3;
 pub(crate) const IN_ENDED: u32 = 0;
 pub(crate) const IN_DELIVERED: u32 = 1;
 pub(crate) const IN_WAITED: u32 = 2;
+// (Embeddings' alone: a build without them has no use for it.)
+#[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
 pub(crate) const IN_NEXT: u32 = 3;
 pub(crate) const IN_UNREACHABLE: u32 = 4;
 pub(crate) const IN_LOST: u32 = 5;
