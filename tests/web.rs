@@ -417,6 +417,39 @@ async fn a_bad_base_url_is_a_typed_error() {
     assert!(e.retryable());
 }
 
+/// A body whose chunk is not bytes (a custom fetch's stream) breaks as a
+/// connection does: the error keeps what came, as the JS driver's does.
+#[wasm_bindgen_test]
+async fn a_chunk_that_is_not_bytes_breaks_the_body_and_keeps_what_came() {
+    let make = js_sys::Function::new_no_args(
+        "return new ReadableStream({ start(c) { \
+           c.enqueue(new TextEncoder().encode('data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\\n\\n')); \
+           c.enqueue(42); } })",
+    );
+    let fetch = function(move |_| {
+        let body = make.call0(&JsValue::NULL).unwrap();
+        Promise::resolve(&duck_response(&body, 200)).into()
+    });
+    let client = client(Provider::OpenAi, &[])
+        .with_retry(quick_retries(1))
+        .with_fetch(fetch);
+    let (events, outcome) = collect(client.stream(&ask("Hi"))).await;
+    let e = outcome.unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Connection {
+                events_emitted: true,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(!events.is_empty());
+    assert_eq!(e.partial().map(|p| p.text.as_str()), Some("Hi"));
+    assert!(e.to_string().contains("a body chunk must be bytes"), "{e}");
+}
+
 #[wasm_bindgen_test]
 async fn a_custom_fetch_that_misbehaves_is_a_typed_error() {
     let answers: [fn() -> JsValue; 4] = [

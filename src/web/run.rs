@@ -344,12 +344,12 @@ impl Run {
             let step = match read {
                 Ok(Some(chunk)) => on(&self.machine, |m| m.feed(chunk, out)),
                 Ok(None) => on(&self.machine, |m| m.ended(out)),
-                Err(ReadError::Failed(cause)) => on(&self.machine, |m| m.lost(&cause, out)),
+                // (A chunk that is not bytes ends the body as a break does.)
+                Err(ReadError::Failed(cause) | ReadError::NotBytes(cause)) => {
+                    on(&self.machine, |m| m.lost(&cause, out))
+                }
                 // The machine knows why (the timer that fired told it).
                 Err(ReadError::Cut) => on(&self.machine, |m| m.lost("the attempt was cut", out)),
-                Err(ReadError::NotBytes(message)) => {
-                    return Step::Fail(Error::InvalidResponse { message })
-                }
             };
             if !matches!(step, Step::Read) {
                 return step;

@@ -294,6 +294,7 @@ describe("the driver policy, through fetch and timers", () => {
             if (next === undefined) return c.close();
             if (next === "stall") return new Promise(() => {});
             if (next === "break") return c.error(broken());
+            if (next === "junk") return c.enqueue(42); // a chunk that is not bytes
             c.enqueue(utf8.encode(next));
           },
         },
@@ -312,6 +313,8 @@ describe("the driver policy, through fetch and timers", () => {
     ["break before any event", [["break"]], {}, [2, "ConnectionError", true, false]],
     ["break after an event", [[HI, "break"]], {}, [1, "ConnectionError", false, true]],
     ["break after the terminal frame", [[HI, END, "break"]], {}, [1, "Hi"]],
+    ["a chunk not bytes before any event", [["junk"]], {}, [2, "ConnectionError", true, false]],
+    ["a chunk not bytes after an event", [[HI, "junk"]], {}, [1, "ConnectionError", false, true]],
     ["fetch throws", ["throw"], {}, [2, "ConnectionError", true, false]],
     ["no response", ["hang"], { firstByte: 80 }, [2, "TimeoutError", true, false]],
     ["the total timeout", ["hang"], { total: 150 }, [1, "TimeoutError", false, false]],

@@ -160,8 +160,11 @@ export class Embed {
     for (;;) {
       const disarm = this.arm(w, STEP.READ);
       let result;
+      let chunk;
       try {
         result = await slot.reader.read();
+        // A chunk that is not bytes ends the body as a break does.
+        if (!result.done) chunk = bytes(result.value);
       } catch (e) {
         return call(() => this.m.input(w, INPUT.LOST, said(e)));
       } finally {
@@ -171,7 +174,6 @@ export class Embed {
         this.put(w, chunks, length);
         return call(() => this.m.input(w, INPUT.ENDED));
       }
-      const chunk = bytes(result.value);
       chunks.push(chunk);
       length += chunk.length;
     }

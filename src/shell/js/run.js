@@ -50,7 +50,9 @@ export function bytes(value) {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value))
     return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new TypeError(`unsupported body chunk: ${Object.prototype.toString.call(value)}`);
+  throw new TypeError(
+    `a body chunk must be bytes (a Uint8Array), not ${Object.prototype.toString.call(value)}`,
+  );
 }
 
 /**
@@ -318,17 +320,18 @@ export class Run {
     for (;;) {
       const t = ms ? setTimeout(() => this.expire(false), ms) : null;
       let result;
+      let chunk;
       try {
         result = await this.reader.read();
+        // A chunk that is not bytes ends the body as a break does.
+        if (!result.done) chunk = bytes(result.value);
       } catch (e) {
         this.cause = e;
         return call(() => this.m.input(INPUT.LOST, said(e)));
       } finally {
         clearTimeout(t);
       }
-      const step = result.done
-        ? call(() => this.m.input(INPUT.ENDED))
-        : this.feed(bytes(result.value));
+      const step = result.done ? call(() => this.m.input(INPUT.ENDED)) : this.feed(chunk);
       if (step !== STEP.READ) return step;
     }
   }
