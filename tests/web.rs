@@ -588,7 +588,10 @@ async fn decode_stream_reads_a_response_or_a_stream() {
     let e = web::decode_stream(Provider::Anthropic, &JsValue::from(7))
         .response()
         .await;
-    assert!(matches!(e, Err(Error::InvalidResponse { .. })), "{e:?}");
+    assert!(
+        matches!(&e, Err(Error::InvalidRequest { path, .. }) if path == "body"),
+        "{e:?}"
+    );
 }
 
 // ------------------------------------------------ the model and JsValue

@@ -310,8 +310,9 @@ impl fmt::Debug for Client {
 
 /// Decodes a streamed body the app already has: a `web_sys::ReadableStream`
 /// or a `web_sys::Response` (`&response` converts), of any realm. A
-/// response that is not a success is decoded as the provider's error.
-/// There is no request, so no retry and no timeout.
+/// response that is not a success is decoded as the provider's error;
+/// anything else is an [`Error::InvalidRequest`] naming `body`. There is
+/// no request, so no retry and no timeout.
 ///
 /// ```no_run
 /// use skyl::{web, Provider};

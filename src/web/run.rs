@@ -298,13 +298,16 @@ impl Run {
         } else {
             match Answer::read(value.clone()) {
                 Ok(answer) => answer,
+                // The caller's argument, named as the JS `decodeStream`
+                // names it.
                 Err(_) => {
-                    return Step::Fail(Error::InvalidResponse {
-                        message: format!(
-                            "the body to decode must be a ReadableStream or a Response, not {}",
+                    return Step::Fail(Error::invalid_request(
+                        "body",
+                        format!(
+                            "must be a ReadableStream or a Response, not {}",
                             js::describe(value)
                         ),
-                    })
+                    ))
                 }
             }
         };
