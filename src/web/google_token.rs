@@ -4,7 +4,7 @@
 //! and the client's fetch exchanges it. A token is kept until
 //! [`crate::CREDENTIALS_REFRESH_MS`] before it expires and shared by every
 //! clone of the client; one exchange runs at a time, the other requests
-//! wait for it; a token the provider refused (the run machine's
+//! wait for it (and share its error if it fails); a token the provider refused (the run machine's
 //! [`crate::RunMachine::stale_token`]) is forgotten.
 
 use std::cell::RefCell;
@@ -36,6 +36,11 @@ struct State {
     busy: bool,
     /// The requests waiting for it.
     waiting: Vec<Waker>,
+    /// Exchanges that ended (not cut), and the last one's error: the
+    /// requests that waited for a failed exchange share its error rather
+    /// than each try again in turn.
+    ended: u64,
+    failure: Option<Error>,
 }
 
 /// Ends the exchange however it ends (a dropped request too): the next
@@ -99,14 +104,23 @@ impl Tokens {
     /// A valid token: the kept one, or one exchanged now (or by the
     /// request already exchanging), through `gate` (a cut ends the wait).
     pub(crate) async fn get(&self, fetch: Option<&Function>, gate: &Gate) -> Result<String, Error> {
+        // The count of ended exchanges when this request began to wait.
+        let mut waited: Option<u64> = None;
         loop {
             if let Some(token) = self.current() {
                 return Ok(token);
             }
-            let busy = self.state.try_borrow().map_or(true, |s| s.busy);
+            let (busy, ended, failure) = (self.state.try_borrow())
+                .map_or((true, 0, None), |s| (s.busy, s.ended, s.failure.clone()));
+            if let (Some(n), Some(e)) = (waited, failure) {
+                if ended != n {
+                    return Err(e);
+                }
+            }
             if !busy {
                 break;
             }
+            waited.get_or_insert(ended);
             if gate.guard(Idle(self)).await.is_err() {
                 return Err(cut());
             }
@@ -115,12 +129,18 @@ impl Tokens {
             s.busy = true;
         }
         let _busy = Busy(self);
-        let token = self.exchange(fetch, gate).await?;
-        let text = token.token.clone();
+        let exchanged = self.exchange(fetch, gate).await;
         if let Ok(mut s) = self.state.try_borrow_mut() {
-            s.token = Some(token);
+            // (A cut is this request's own: the waiters try themselves.)
+            if !matches!(exchanged, Err(Error::Aborted { .. })) {
+                s.ended += 1;
+                s.failure = exchanged.as_ref().err().cloned();
+            }
+            if let Ok(token) = &exchanged {
+                s.token = Some(token.clone());
+            }
         }
-        Ok(text)
+        exchanged.map(|t| t.token)
     }
 
     /// One exchange: the JWT signed, sent to the token endpoint, its

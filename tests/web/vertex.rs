@@ -84,6 +84,41 @@ async fn a_refused_key_is_an_authentication_error_with_googles_reason() {
     );
 }
 
+/// Requests that wait for an exchange that fails share its error: one
+/// exchange for three requests on a cold client, not one each in turn.
+#[wasm_bindgen_test]
+async fn requests_waiting_for_a_failed_exchange_share_its_error() {
+    let name = scenario("vertex-refused-shared");
+    let exchanges = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = std::rc::Rc::clone(&exchanges);
+    let fetch = function(move |request| {
+        let url = js_sys::Reflect::get(&request, &"url".into()).unwrap();
+        if url
+            .as_string()
+            .unwrap_or_default()
+            .contains("/oauth2/token")
+        {
+            counted.set(counted.get() + 1);
+        }
+        global_fetch().call1(&JsValue::NULL, &request).unwrap()
+    });
+    let client =
+        vertex_client(&name, &format!("{MOCK}/oauth2/token?elsewhere=1")).with_fetch(fetch);
+    let all = Array::new();
+    for _ in 0..3 {
+        let c = client.clone();
+        all.push(&future_to_promise(async move {
+            match c.complete(&ask("Hi")).await {
+                Err(Error::Api(e)) if e.kind == ApiErrorKind::Authentication => Ok(JsValue::TRUE),
+                other => Err(JsValue::from_str(&format!("{other:?}"))),
+            }
+        }));
+    }
+    JsFuture::from(Promise::all(&all)).await.unwrap();
+    assert_eq!(exchanges.get(), 1);
+    assert!(received(&name).await.is_empty());
+}
+
 /// The key is exchanged only for a request that will be sent: a config
 /// that cannot take the token, or an invalid request, fails by name first.
 /// (The token endpoint here is a port where nothing listens: an exchange
