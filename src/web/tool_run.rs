@@ -343,7 +343,7 @@ async fn drive(
         handlers: Rc::clone(&handlers),
         shared: Rc::clone(&shared),
         clock: timer::Clock::global(),
-        secrets: client.secrets(),
+        client: client.clone(),
         running: Cell::new(0),
         next_token: Cell::new(0),
         max: options.max_concurrency.unwrap_or(usize::MAX),
@@ -449,8 +449,9 @@ struct Tools {
     handlers: Rc<Vec<Handler>>,
     shared: Rc<Shared>,
     clock: Option<Rc<Clock>>,
-    /// Scrubbed out of every tool's text.
-    secrets: Vec<String>,
+    /// Its secrets are scrubbed out of every tool's text, read when the
+    /// tool ends (a service account's token may be new since the start).
+    client: Client,
     running: Cell<usize>,
     next_token: Cell<u64>,
     max: usize,
@@ -522,8 +523,9 @@ impl Tools {
         if shared.stopped.get() {
             return;
         }
+        let secrets = self.client.secrets();
         let scrubbed = |mut text: String| {
-            for secret in &self.secrets {
+            for secret in &secrets {
                 scrub_in(&mut text, secret);
             }
             text

@@ -84,6 +84,64 @@ async fn a_refused_key_is_an_authentication_error_with_googles_reason() {
     );
 }
 
+/// A tool's text is scrubbed of the service account's token, which the
+/// run got after it began (a cold client): the tool here reads it off the
+/// request the mock received and hands it back.
+#[wasm_bindgen_test]
+async fn a_token_new_since_the_run_began_is_scrubbed_from_tool_results() {
+    use skyl::web::{Handler, RunOptions};
+    let name = scenario("vertex-run-scrub");
+    let client = vertex_client(&name, &format!("{MOCK}/oauth2/token"));
+    let mut request = ask("What is the weather in Kampala, and convert 30 km to miles?");
+    let object = |props: Value| serde_json::json!({"type": "object", "properties": props});
+    request.tools = vec![
+        skyl::Tool {
+            name: "get_weather".into(),
+            parameters: Some(object(serde_json::json!({"city": {"type": "string"}}))),
+            ..skyl::Tool::default()
+        },
+        skyl::Tool {
+            name: "convert_units".into(),
+            parameters: Some(object(serde_json::json!({"value": {"type": "number"}}))),
+            ..skyl::Tool::default()
+        },
+    ];
+    let seen = name.clone();
+    let handlers = vec![
+        Handler::new("get_weather", move |_, _| {
+            let seen = seen.clone();
+            async move {
+                let sent = received(&seen).await;
+                let auth = sent[0]["headers"]["authorization"]
+                    .as_str()
+                    .unwrap_or_default();
+                Ok(format!("sunny; the header was {auth}"))
+            }
+        }),
+        Handler::new("convert_units", |_, _| async { Ok("18.64".to_string()) }),
+    ];
+    let outcome = (client
+        .run(&request, handlers, RunOptions::default())
+        .result()
+        .await)
+        .unwrap();
+    let sent = received(&name).await;
+    let auth = sent[0]["headers"]["authorization"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let token = auth.strip_prefix("Bearer ").unwrap();
+    assert!(token.starts_with("ya29."), "{auth}");
+    let history = serde_json::to_string(&outcome.messages).unwrap();
+    assert!(
+        history.contains("sunny; the header was Bearer "),
+        "{history}"
+    );
+    assert!(!history.contains(token), "the token in the history");
+    let later: Vec<String> = sent[1..].iter().map(|r| r["body"].to_string()).collect();
+    assert!(!later.is_empty() && later.iter().all(|b| !b.contains(token)));
+}
+
 /// Requests that wait for an exchange that fails share its error: one
 /// exchange for three requests on a cold client, not one each in turn.
 #[wasm_bindgen_test]
