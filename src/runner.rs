@@ -139,8 +139,9 @@ impl Runner {
     /// `limits`. `approvals` decides, by call id, the calls of the history
     /// left unanswered when a run stopped for approval. A call of the
     /// history without a result that needs a decision and has none is an
-    /// [`Error::InvalidRequest`] naming it: it is never skipped; so is a
-    /// `max_steps` of 0.
+    /// [`Error::InvalidRequest`] naming it: it is never skipped; so are a
+    /// `max_steps` of 0 and a request `validate_request` refuses (before
+    /// a call of the history runs).
     pub fn new(
         request: Request,
         tools: Vec<ToolSpec>,
@@ -149,6 +150,7 @@ impl Runner {
         needs_approval: &dyn Fn(&ToolCall) -> bool,
     ) -> Result<Runner, Error> {
         limits.check()?;
+        crate::model::validate::validate_request(&request)?;
         let mut runner = Runner {
             request,
             tools,
@@ -690,6 +692,39 @@ mod tests {
             Next::Run(jobs) | Next::Approve(jobs) => jobs,
             other => panic!("no jobs: {other:?}"),
         }
+    }
+
+    /// A request that will not go is refused before anything runs: the
+    /// approved call of the history would run first, for nothing.
+    #[test]
+    fn an_invalid_request_runs_no_call_of_the_history() {
+        fn weather_tool() -> crate::Tool {
+            crate::Tool {
+                name: "get_weather".into(),
+                ..crate::Tool::default()
+            }
+        }
+        let call = call("call_1", "get_weather", r#"{"city":"Paris"}"#);
+        let request = Request {
+            messages: vec![
+                Message::user("Weather?"),
+                turn("", &[call], FinishReason::ToolCalls).message,
+            ],
+            tools: vec![weather_tool(), weather_tool()],
+            ..Request::default()
+        };
+        let approvals = [("call_1".to_string(), true)];
+        let made = Runner::new(
+            request,
+            vec![weather()],
+            RunLimits::default(),
+            &approvals,
+            &|_| true,
+        );
+        assert!(
+            matches!(&made, Err(Error::InvalidRequest { path, .. }) if path.starts_with("tools[1]")),
+            "{made:?}"
+        );
     }
 
     /// No step at all is no run: refused by name before anything is sent,
