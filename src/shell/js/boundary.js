@@ -20,13 +20,15 @@
 //       - DELIVER: a stream result (below); DONE: `{"response": Response}`
 //         for a whole response (every field), `""` for a stream (its
 //         response went out with its `finish` event); FAIL: `{"error"}`.
-//       The inputs: start(), responded(status, headers, nowMs) (`headers`
-//       `[[name, value], ...]` as JSON, `nowMs` the clock for a
-//       `retry-after` that is a date), unreachable(cause), a chunk through
-//       the input buffer (inputBuffer(n): the address of at least n bytes
-//       in wasm memory, moved only when a larger one is asked for;
-//       feedInput(n) decodes the first n), ended(), lost(cause),
-//       delivered(), waited(). expired(total) and abort(reason) return
+//       The inputs: start() (start(true) only checks the request, before
+//       a first token exchange), responded(status, headers, nowMs)
+//       (`headers` `[[name, value], ...]` as JSON, `nowMs` the clock for
+//       a `retry-after` that is a date), a chunk through the input buffer
+//       (inputBuffer(n): the address of at least n bytes in wasm memory,
+//       moved only when a larger one is asked for; feedInput(n) decodes
+//       the first n), and input(code, cause?) for the rest (`INPUT`:
+//       ENDED, DELIVERED, WAITED, and UNREACHABLE and LOST with their
+//       cause). expired(total) and abort(reason) return
 //       what to cancel (`CANCEL`); stopped() is then the error. timerMs()
 //       is the limit of the timer that runs during the current step,
 //       totalMs() the total one, delay() the wait of a WAIT.
