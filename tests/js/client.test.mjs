@@ -578,3 +578,27 @@ test("providerOptions keyed by provider: each provider gets its own; a stray key
   );
   assert.equal(mock.requests.length, 0, "nothing was sent");
 });
+
+test("an aborted signal on a request that cannot be read gives the request's error", async () => {
+  const c = new skyl.Client({
+    provider: "openai",
+    model: "m",
+    apiKey: "sk-test",
+    baseURL: mock.url,
+  });
+  for (const go of [
+    (r) => c.complete(r),
+    (r) => collect(c.stream(r)).then((o) => Promise.reject(o.error)),
+  ]) {
+    await assert.rejects(go({ messages: "hi", signal: AbortSignal.abort() }), (e) => {
+      assert.ok(e instanceof skyl.InvalidRequestError, String(e));
+      assert.equal(e.path, "messages");
+      return true;
+    });
+  }
+  // A request that can be read is aborted as ever.
+  await assert.rejects(
+    c.complete({ messages: ask("hi"), signal: AbortSignal.abort() }),
+    skyl.AbortError,
+  );
+});

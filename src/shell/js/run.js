@@ -232,7 +232,11 @@ export class Run {
     const signal = this.userSignal;
     if (signal?.aborted) {
       this.abort(signal.reason);
-      throw this.stopped;
+      // A request that could not be read has no run to abort: its own error.
+      if (!this.stopped) call(() => this.m.start());
+      const e = this.failure();
+      this.free();
+      throw e;
     }
     const onAbort = () => this.abort(signal.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
