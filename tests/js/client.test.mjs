@@ -602,3 +602,23 @@ test("an aborted signal on a request that cannot be read gives the request's err
     skyl.AbortError,
   );
 });
+
+test("a fetch option that resolves to no Response is a typed error", async () => {
+  for (const answer of [undefined, null, 42, { status: "200" }]) {
+    const c = new skyl.Client({
+      provider: "openai",
+      model: "m",
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: async () => answer,
+    });
+    const check = (e) => {
+      assert.ok(e instanceof skyl.MalformedStreamError, `${answer}: ${e}`);
+      assert.equal(e.code, "invalid_response");
+      assert.match(e.message, /not a Response/);
+      return true;
+    };
+    await assert.rejects(c.complete({ messages: ask("hi") }), check);
+    await assert.rejects(c.embed({ values: ["a"], model: "emb" }), check);
+  }
+});

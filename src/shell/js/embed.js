@@ -11,7 +11,7 @@ import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { encoded, memoryBytes, parse } from "./boundary.js";
 import { CANCEL, INPUT, STEP } from "./policy.js";
-import { bytes, headerPairs, limits, post, said, sleep, why } from "./run.js";
+import { bytes, checkedResponse, headerPairs, limits, post, said, sleep, why } from "./run.js";
 
 /** One `client.embed(request)`. */
 export class Embed {
@@ -134,7 +134,7 @@ export class Embed {
     } finally {
       disarm();
     }
-    slot.response = res;
+    slot.response = checkedResponse(res, this.key);
     return call(() => this.m.responded(w, res.status, headerPairs(res.headers), Date.now()));
   }
 

@@ -9,7 +9,7 @@
 
 import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
-import { makeError } from "./errors.js";
+import { localError, makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState, withFiles } from "./boundary.js";
 import { CANCEL, INPUT, STEP } from "./policy.js";
@@ -36,6 +36,20 @@ export function headerPairs(headers) {
     out.push([k, v]);
   });
   return JSON.stringify(out);
+}
+
+/**
+ * `res` if it is a Response (or looks like one: a whole-number status,
+ * and a body or `text()`), else the error skyl::web gives for it (a
+ * `fetch` option that resolved to something else).
+ */
+export function checkedResponse(res, key) {
+  const s = res?.status;
+  const readable = typeof res?.body === "object" || typeof res?.text === "function";
+  if (Number.isInteger(s) && s >= 0 && s < 1000 && readable) return res;
+  const what = res === null || typeof res !== "object" ? String(res) : "an object";
+  const message = `invalid response body: the fetch function returned ${what}, not a Response`;
+  throw makeError(localError("MalformedStreamError", "invalid_response", message), key);
 }
 
 /** What a thrown value says, for an error message. */
@@ -301,7 +315,7 @@ export class Run {
     } finally {
       disarm();
     }
-    return this.responded(res);
+    return this.responded(checkedResponse(res, this.key));
   }
 
   responded(res) {
