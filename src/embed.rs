@@ -152,9 +152,9 @@ pub struct EmbedMachine {
 impl EmbedMachine {
     /// A call for `config`'s provider, checked before anything is sent:
     /// an invalid request (or a timer of 0 ms) is an
-    /// [`Error::InvalidRequest`] naming the field. Each batch is retried by `retry`; `timers` as for a chat
-    /// request (the total one covers the whole call); `seed` seeds the
-    /// backoff's jitter.
+    /// [`Error::InvalidRequest`] naming the field. Each batch is retried
+    /// by `retry`; `timers` as for a chat request (the total one covers
+    /// the whole call); `seed` seeds the backoff's jitter.
     pub fn new(
         config: ClientConfig,
         request: EmbedRequest,

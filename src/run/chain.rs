@@ -388,10 +388,7 @@ impl RunMachine {
             return Ok(());
         };
         chain.encode(0, request, self.stream)?;
-        match chain.has_fallback() {
-            true => chain.check(request, self.stream),
-            false => Ok(()),
-        }
+        self.check_chain()
     }
 
     /// The entry whose access token the provider rejected (a 401), while

@@ -272,7 +272,9 @@ impl BoundaryRun {
     /// [`RunMachine::start`]; with `check`, [`RunMachine::check_for_token`]
     /// instead, before the first token exchange: `FAIL` (its error in
     /// `takeOutput`: nothing is to be sent), else `TAKE` (go on). (The
-    /// entries' options were checked when the client was made.)
+    /// entries' options were checked when the client was made. Only a
+    /// build with Vertex's adapters has the check; the JS asks for it only
+    /// there, with tokens.)
     pub fn start(&mut self, check: bool) -> u32 {
         self.on(|m, _| match check {
             #[cfg(any(feature = "gemini", feature = "anthropic"))]

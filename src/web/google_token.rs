@@ -4,8 +4,9 @@
 //! and the client's fetch exchanges it. A token is kept until
 //! [`crate::CREDENTIALS_REFRESH_MS`] before it expires and shared by every
 //! clone of the client; one exchange runs at a time, the other requests
-//! wait for it (and share its error if it fails); a token the provider refused (the run machine's
-//! [`crate::RunMachine::stale_token`]) is forgotten.
+//! wait for it (and share its error if it fails); a token the provider
+//! refused (the run machine's [`crate::RunMachine::stale_token`]) is
+//! forgotten.
 
 use std::cell::RefCell;
 use std::future::Future;
