@@ -3,7 +3,7 @@
 //! config encodes the attempt, and moves it on when the rule of
 //! [`crate::fallback_switches`] says so.
 
-use super::{RunMachine, Source, Step};
+use super::{Phase, RunMachine, Source, Step};
 use crate::error::Error;
 use crate::fallback::{failed_attempt, switches};
 use crate::http::is_secret_header;
@@ -379,9 +379,10 @@ impl RunMachine {
     }
 
     /// Before a driver's first token exchange (a service account's key, a
-    /// token callback): the checks [`Self::start`] makes (the timers, the
-    /// request encoded, the chain). When this fails, nothing is sent, not
-    /// even the exchange.
+    /// token callback) or credentials callback: the checks [`Self::start`]
+    /// makes (the timers, the request encoded, the chain). When this
+    /// fails, nothing is sent, not even the exchange, and no callback is
+    /// asked.
     pub fn check_for_token(&mut self) -> Result<(), Error> {
         self.timers.check()?;
         let Source::Encode { chain, request } = &mut self.source else {
@@ -471,7 +472,9 @@ impl RunMachine {
     }
 
     /// The attempt failed for good with `e`: the next provider of the
-    /// chain is tried at once if the rule says so; else the request fails.
+    /// chain is tried if the rule says so, after a wait of 0 ms in which
+    /// the driver closes the last connection and loads that entry's
+    /// credentials or token ([`Self::entry`]); else the request fails.
     pub(super) fn next_provider(&mut self, e: Error) -> Step {
         let Source::Encode { chain, request } = &mut self.source else {
             return self.fail(e);
@@ -480,9 +483,22 @@ impl RunMachine {
             Some(retry) => {
                 self.provider = chain.provider();
                 self.attempts = Attempts::new(retry);
-                self.attempt()
+                self.phase = Phase::Waiting;
+                Step::Wait(0)
             }
             None => self.fail(e),
+        }
+    }
+
+    /// The entry of the chain the next attempt goes to (0: the client's
+    /// own, then each fallback's): the only one whose credentials or token
+    /// a driver loads before [`Self::start`] and [`Self::waited`]
+    /// ([`Self::set_credentials`], [`Self::set_access_token`]), so that a
+    /// fallback's source is not asked while its entry is not tried.
+    pub fn entry(&self) -> usize {
+        match &self.source {
+            Source::Encode { chain, .. } => chain.at,
+            Source::Given => 0,
         }
     }
 

@@ -59,6 +59,15 @@ fn fail_with(m: &mut RunMachine, status: u16, error: &str) -> Step {
     m.ended(&mut Vec::new())
 }
 
+/// The step after a switch to the second provider: a wait of 0 ms, in
+/// which the entry to load credentials for is already the second; then
+/// its first attempt.
+fn switched(m: &mut RunMachine, step: Step) -> Step {
+    assert!(matches!(step, Step::Wait(0)), "{step:?}");
+    assert_eq!(m.entry(), 1);
+    m.waited()
+}
+
 /// Reads `body` to the end: every event handed out, and the response.
 fn read_all(m: &mut RunMachine, body: &[u8]) -> (Vec<StreamEvent>, Response) {
     assert!(matches!(m.responded(200, Vec::new(), 0), Step::Read));
@@ -102,7 +111,9 @@ fn each_provider_gets_its_own_model_options_and_key_and_the_response_says_who_an
     let echoed = format!(
         r#"{{"error":{{"message":"Incorrect API key provided: {FIRST_KEY}, and {SECOND_KEY}","type":"server_error"}}}}"#
     );
-    let Step::Send(second) = fail_with(&mut m, 503, &echoed) else {
+    assert_eq!(m.entry(), 0);
+    let step = fail_with(&mut m, 503, &echoed);
+    let Step::Send(second) = switched(&mut m, step) else {
         panic!()
     };
     assert!(second.url.ends_with("/v1/messages"));
@@ -219,7 +230,8 @@ fn the_requests_model_is_the_first_providers_and_an_entry_without_one_sends_it()
         panic!()
     };
     assert_eq!(body(&first)["model"], "asked");
-    let Step::Send(second) = m.unreachable("refused") else {
+    let step = m.unreachable("refused");
+    let Step::Send(second) = switched(&mut m, step) else {
         panic!()
     };
     assert_eq!(body(&second)["model"], "asked");
@@ -249,12 +261,11 @@ fn the_last_providers_failure_is_the_error_and_every_failure_before_it_is_kept()
     }
     let mut m = chain(hi(), once());
     assert!(matches!(m.start(), Step::Send(_)));
-    assert!(matches!(m.unreachable("refused"), Step::Send(_)));
-    match fail_with(
-        &mut m,
-        529,
-        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-    ) {
+    let step = m.unreachable("refused");
+    assert!(matches!(switched(&mut m, step), Step::Send(_)));
+    let overloaded =
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    match fail_with(&mut m, 529, overloaded) {
         Step::Fail(e) => assert_eq!(e.code(), "overloaded"),
         other => panic!("{other:?}"),
     }
@@ -295,7 +306,8 @@ fn parts_another_provider_cannot_read_are_named_in_a_warning_before_the_first_ev
     let mut m = RunMachine::new(config, request, true, once(), Timers::default(), 1)
         .with_fallback(Fallback::new().then(gemini, once()));
     assert!(matches!(m.start(), Step::Send(_)));
-    assert!(matches!(m.unreachable("refused"), Step::Send(_)));
+    let step = m.unreachable("refused");
+    assert!(matches!(switched(&mut m, step), Step::Send(_)));
     let path = format!(
         "{}/tests/fixtures/conformance/gemini/google-text.stream.sse",
         env!("CARGO_MANIFEST_DIR")

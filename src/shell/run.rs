@@ -270,14 +270,14 @@ impl BoundaryRun {
     }
 
     /// [`RunMachine::start`]; with `check`, [`RunMachine::check_for_token`]
-    /// instead, before the first token exchange: `FAIL` (its error in
-    /// `takeOutput`: nothing is to be sent), else `TAKE` (go on). (The
-    /// entries' options were checked when the client was made. Only a
-    /// build with Vertex's adapters has the check; the JS asks for it only
-    /// there, with tokens.)
+    /// instead, before the first callback or token exchange: `FAIL` (its
+    /// error in `takeOutput`: nothing is to be sent, nothing asked), else
+    /// `TAKE` (go on). (The entries' options were checked when the client
+    /// was made. Only a build with Vertex's adapters or Bedrock has the
+    /// check; the JS asks for it only there, with credentials to load.)
     pub fn start(&mut self, check: bool) -> u32 {
         self.on(|m, _| match check {
-            #[cfg(any(feature = "gemini", feature = "anthropic"))]
+            #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
             true => m.check_for_token().map_or_else(Step::Fail, |()| Step::Take),
             _ => m.start(),
         })
@@ -318,6 +318,13 @@ impl BoundaryRun {
     pub fn stale_token(&self) -> i32 {
         let stale = self.machine.as_ref().ok().and_then(RunMachine::stale_token);
         stale.map_or(-1, |entry| entry as i32)
+    }
+
+    /// [`RunMachine::entry`]: the entry of the chain whose credentials or
+    /// token to load before `start` and `waited`.
+    #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
+    pub fn entry(&self) -> u32 {
+        self.machine.as_ref().map_or(0, |m| m.entry() as u32)
     }
 
     /// [`RunMachine::at`]: the driver's clock, before `start` and

@@ -108,6 +108,14 @@ impl Run {
         self.inner.access_token(entry, token);
     }
 
+    /// The entry of the chain the next attempt goes to: the one whose
+    /// credentials or token to load before `start` and `waited`.
+    #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
+    #[wasm_bindgen(getter)]
+    pub fn entry(&self) -> u32 {
+        self.inner.entry()
+    }
+
     /// The entry whose token a 401 rejected, to renew before `waited`;
     /// -1: none.
     #[cfg(any(feature = "gemini", feature = "anthropic"))]

@@ -156,13 +156,21 @@ impl Run {
         self
     }
 
-    /// Before an attempt: a valid token for the machine (a refused one
-    /// forgotten first), if the client has a service account.
+    /// Before an attempt of the client's own provider (entry 0 of the
+    /// chain; a fallback's has its own credentials): a valid token for
+    /// the machine (a refused one forgotten first), if the client has a
+    /// service account.
     async fn renew(&mut self) -> Result<(), Error> {
         let Some(tokens) = self.tokens.clone() else {
             return Ok(());
         };
-        let stale = self.machine.try_borrow().ok().and_then(|m| m.stale_token());
+        let at = self
+            .machine
+            .try_borrow()
+            .map(|m| (m.entry(), m.stale_token()));
+        let Ok((0, stale)) = at else {
+            return Ok(());
+        };
         if let (Some(0), Some(given)) = (stale, &self.given) {
             tokens.forget(given);
         }
@@ -365,7 +373,8 @@ impl Run {
     async fn wait(&mut self, ms: u64) -> Step {
         self.gate.next_attempt();
         self.body = None;
-        if let Some(clock) = &self.clock {
+        // (0 ms: the switch to a fallback, or a token to renew.)
+        if let Some(clock) = self.clock.as_ref().filter(|_| ms > 0) {
             // A cut ends the wait early; the machine knows why.
             let _ = self.gate.guard(Sleep::new(clock, ms)).await;
         }

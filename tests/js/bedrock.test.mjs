@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
-import { skyl, useMock, baseURL, ask } from "./helpers.mjs";
+import { skyl, useMock, baseURL, ask, against } from "./helpers.mjs";
 
 const mock = useMock();
 
@@ -159,6 +159,49 @@ test("a callback's bad credentials are a typed error naming the field, nothing s
     return true;
   });
   assert.equal(sent.length, 0);
+});
+
+test("a fallback's credentials callback is asked only when its entry is tried", async () => {
+  let calls = 0;
+  let broken = false;
+  const credentials = async () => {
+    calls++;
+    if (broken) throw new Error("STS is down");
+    return { accessKeyId: KEY_ID, secretAccessKey: SECRET };
+  };
+  const { sent, fetchFn } = recorder();
+  const chain = (fail) =>
+    new skyl.Client({
+      ...against(mock, "openai", { mockOptions: { fail, scenario: `creds ${Math.random()}` } }),
+      maxRetries: 0,
+      fetch: fetchFn,
+      fallback: [options({ credentials, maxRetries: 0 })],
+    });
+  // The first provider answers: the fallback's callback is never asked,
+  // so a broken one does not fail the request.
+  broken = true;
+  const first = await chain("").complete({ messages: ask("Hi") });
+  assert.equal(first.provider, "openai");
+  assert.equal(calls, 0);
+  // It fails: the callback is asked once, when the fallback is tried, and
+  // its credentials sign the fallback's request.
+  broken = false;
+  const second = await chain("500").complete({ messages: ask("Hi") });
+  assert.equal(second.provider, "bedrock");
+  assert.equal(calls, 1);
+  const signedReq = sent.at(-1);
+  assert.match(signedReq.url, /\/model\//);
+  const { signature } = expectedSignature(signedReq, SECRET);
+  assert.match(signedReq.headers.authorization, new RegExp(`Signature=${signature}$`));
+  // A request that will not be sent asks no callback.
+  const own = new skyl.Client(options({ fetch: fetchFn, credentials }));
+  const before = sent.length;
+  await assert.rejects(
+    own.complete({ messages: ask("Hi"), responseFormat: { type: "json_schema" } }),
+    (e) => e instanceof skyl.InvalidRequestError && e.path.startsWith("responseFormat"),
+  );
+  assert.equal(calls, 1, "no callback for a request that fails its checks");
+  assert.equal(sent.length, before);
 });
 
 test("no secret in what a failure reports", async () => {

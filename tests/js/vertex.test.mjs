@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import { createPublicKey, createVerify } from "node:crypto";
-import { skyl, useMock, ask } from "./helpers.mjs";
+import { skyl, useMock, ask, against } from "./helpers.mjs";
 
 const mock = useMock();
 const fixtures = new URL("../fixtures/google/", import.meta.url);
@@ -203,6 +203,32 @@ test("an accessToken callback: its token, kept until it nears expiry", async () 
   await Promise.all([1, 2, 3].map(() => c.complete({ messages: ask("Hi") })));
   assert.equal(calls, 1);
   assert.ok(sent.every((r) => r.headers.authorization === "Bearer ya29.callback-1"));
+});
+
+test("a fallback's service account is exchanged only when its entry is tried", async () => {
+  reset();
+  const { sent, fetchFn } = recorder();
+  const chain = (fail) =>
+    new skyl.Client({
+      ...against(mock, "openai", { mockOptions: { fail, scenario: `vertex ${Math.random()}` } }),
+      maxRetries: 0,
+      fetch: fetchFn,
+      fallback: [gemini({ serviceAccount: account(), maxRetries: 0 })],
+    });
+  // The first provider answers: no exchange, so a token endpoint that
+  // fails does not fail the request.
+  tokens.answer = { status: 500, body: '{"error":"internal_failure"}' };
+  const first = await chain("").complete({ messages: ask("Hi") });
+  assert.equal(first.provider, "openai");
+  assert.equal(tokens.exchanges.length, 0);
+  assert.ok(!sent.some((r) => r.url.startsWith(tokenURI)));
+  // It fails: one exchange, when the fallback is tried, and its token
+  // authorizes the fallback's request.
+  tokens.answer = null;
+  const second = await chain("500").complete({ messages: ask("Hi") });
+  assert.equal(second.provider, "gemini");
+  assert.equal(tokens.exchanges.length, 1);
+  assert.equal(sent.at(-1).headers.authorization, "Bearer ya29.loopback-token-1");
 });
 
 test("the URL of each location form, and express mode's key", async () => {

@@ -210,3 +210,46 @@ async fn nothing_is_exchanged_for_a_request_that_cannot_go() {
     );
     assert!(received(&name).await.is_empty());
 }
+
+/// The client's own token is renewed before its own attempts only: the
+/// switch to a fallback provider asks for none. (The token here lives 10
+/// seconds, inside the renewal margin, so each attempt of Vertex's own
+/// would exchange again.)
+#[wasm_bindgen_test]
+async fn a_switch_to_the_fallback_exchanges_no_token() {
+    let name = scenario("vertex-fallback");
+    let exchanges = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = std::rc::Rc::clone(&exchanges);
+    let fetch = function(move |request| {
+        let url = js_sys::Reflect::get(&request, &"url".into()).unwrap();
+        if !url
+            .as_string()
+            .unwrap_or_default()
+            .contains("/oauth2/token")
+        {
+            return global_fetch().call1(&JsValue::NULL, &request).unwrap();
+        }
+        counted.set(counted.get() + 1);
+        let token = br#"{"access_token":"ya29.short-lived","expires_in":10,"token_type":"Bearer"}"#;
+        let answer = response_of(&stream_of(&[token], true), 200);
+        let answer: JsValue = answer.into();
+        Promise::resolve(&answer).into()
+    });
+    let mut own = config(Provider::Gemini, &[("scenario", &name), ("fail", "500")]);
+    own.vertex = Some(Vertex::new("skyl-test", "us-central1"));
+    let next = config(Provider::OpenAi, &[("scenario", &format!("{name}#1"))]);
+    let client = Client::new(own)
+        .with_retry(quick_retries(0))
+        .with_service_account(account(&format!("{MOCK}/oauth2/token")))
+        .with_fetch(fetch)
+        .with_fallback(skyl::Fallback::new().then(next, quick_retries(0)));
+    let response = client.complete(&ask("Hi")).await.unwrap();
+    assert_eq!(response.provider.as_deref(), Some("openai"));
+    assert_eq!(exchanges.get(), 1, "one exchange, for Vertex's own attempt");
+    let sent = received(&name).await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        sent[0]["headers"]["authorization"],
+        "Bearer ya29.short-lived"
+    );
+}

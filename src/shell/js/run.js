@@ -120,6 +120,8 @@ export class Run {
     this.reader = null;
     // Aborted by stop() to end a retry wait; made only when one begins.
     this.halted = null;
+    // The token this run gave each entry (Vertex AI), once checked.
+    this.gave = null;
     // The transport's exception behind the last failure, and the caller's
     // abort reason: the cause of a network error and of an abort.
     this.cause = undefined;
@@ -153,17 +155,24 @@ export class Run {
   }
 
   /**
-   * Before an attempt: fresh credentials from callbacks (Bedrock), tokens
-   * (Vertex AI: a refused one renewed), then the clock each attempt is
-   * signed at.
+   * Before an attempt: the entry it goes to (the machine's `entry`) gets
+   * fresh credentials from its callback (Bedrock) or its token (Vertex AI:
+   * a refused one renewed); then the clock the attempt is signed at. A
+   * fallback's callback is asked only when its entry is tried, and no
+   * callback for a request that will not be sent.
    */
   async signing() {
-    if (SKYL_AWS && this.o.aws?.length) await fresh(this.o.aws, this.m, this.key, call);
-    if (SKYL_VERTEX && this.o.tokens?.length) {
-      // Exchanged only for a request that will be sent.
-      if (!this.given && call(() => this.m.start(true)) === STEP.FAIL) throw this.failure();
-      this.given ??= {}; // the token this run gave each entry
-      await freshTokens(this.o.tokens, this.m, this.key, this.given);
+    const aws = (SKYL_AWS && this.o.aws) || [];
+    const tokens = (SKYL_VERTEX && this.o.tokens) || [];
+    if (aws.length + tokens.length) {
+      if (!this.gave) {
+        if (call(() => this.m.start(true)) === STEP.FAIL) throw this.failure();
+        this.gave = {};
+      }
+      const at = call(() => this.m.entry);
+      const own = (s) => s.entry === at;
+      if (SKYL_AWS) await fresh(aws.filter(own), this.m, this.key, call);
+      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this.m, this.key, this.gave);
     }
     call(() => this.m.at(Date.now()));
   }
@@ -298,9 +307,6 @@ export class Run {
   /** SEND: sends the attempt's request, the first-byte timer running. */
   async send() {
     const http = encoded(call(() => this.m.takeOutput())).ok;
-    // The last attempt's connection, if one is still open (a fallback
-    // provider is tried at once, with no wait that would have closed it).
-    this.cut();
     this.controller = new AbortController();
     this.response = null;
     this.reader = null;
@@ -378,7 +384,8 @@ export class Run {
     this.cut();
     const ms = call(() => this.m.delay());
     this.halted ??= new AbortController();
-    await sleep(ms, this.halted.signal);
+    // (0 ms: the switch to a fallback, or a token to renew.)
+    if (ms) await sleep(ms, this.halted.signal);
     await this.signing();
     return call(() => this.m.input(INPUT.WAITED));
   }
