@@ -127,7 +127,7 @@ const FAMILIES = [
     "Bedrock signing (SigV4, SHA-256, credentials)",
   ],
   [
-    /skyl::google_auth|skyl::providers::vertex|skyl::shell::google_auth|^run_serviceAccountJwt|^run_tokenAnswer|^run_accessToken|^run_staleToken/,
+    /skyl::google_auth|skyl::providers::vertex|skyl::shell::google_auth|^run_serviceAccountJwt|^run_tokenAnswer|^run_accessToken/,
     "Vertex AI (URLs, service-account token)",
   ],
   [

@@ -312,19 +312,20 @@ impl BoundaryRun {
         }
     }
 
-    /// [`RunMachine::stale_token`]: the entry whose token a 401 rejected
-    /// (the driver renews it before `waited`), or -1.
-    #[cfg(any(feature = "gemini", feature = "anthropic"))]
-    pub fn stale_token(&self) -> i32 {
-        let stale = self.machine.as_ref().ok().and_then(RunMachine::stale_token);
-        stale.map_or(-1, |entry| entry as i32)
-    }
-
     /// [`RunMachine::entry`]: the entry of the chain whose credentials or
-    /// token to load before `start` and `waited`.
+    /// token to load before `start` and `waited`; `-1 - entry` when a 401
+    /// rejected its token ([`RunMachine::stale_token`], always the entry
+    /// being tried): renew it. (One export for both.)
     #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
-    pub fn entry(&self) -> u32 {
-        self.machine.as_ref().map_or(0, |m| m.entry() as u32)
+    pub fn entry(&self) -> i32 {
+        self.machine.as_ref().map_or(0, |m| {
+            let at = m.entry() as i32;
+            if m.stale_token().is_some() {
+                -1 - at
+            } else {
+                at
+            }
+        })
     }
 
     /// [`RunMachine::at`]: the driver's clock, before `start` and

@@ -109,19 +109,12 @@ impl Run {
     }
 
     /// The entry of the chain the next attempt goes to: the one whose
-    /// credentials or token to load before `start` and `waited`.
+    /// credentials or token to load before `start` and `waited`; `-1 -
+    /// entry` when a 401 rejected its token, to renew.
     #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
     #[wasm_bindgen(getter)]
-    pub fn entry(&self) -> u32 {
+    pub fn entry(&self) -> i32 {
         self.inner.entry()
-    }
-
-    /// The entry whose token a 401 rejected, to renew before `waited`;
-    /// -1: none.
-    #[cfg(any(feature = "gemini", feature = "anthropic"))]
-    #[wasm_bindgen(js_name = staleToken)]
-    pub fn stale_token(&self) -> i32 {
-        self.inner.stale_token()
     }
 
     /// The response's status and headers came.

@@ -169,10 +169,11 @@ export class Run {
         if (call(() => this.m.start(true)) === STEP.FAIL) throw this.failure();
         this.gave = {};
       }
+      // (-1 - entry: a 401 refused the entry's token, to renew.)
       const at = call(() => this.m.entry);
-      const own = (s) => s.entry === at;
+      const own = (s) => s.entry === at || -1 - s.entry === at;
       if (SKYL_AWS) await fresh(aws.filter(own), this.m, this.key, call);
-      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this.m, this.key, this.gave);
+      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this.m, this.key, this.gave, at < 0);
     }
     call(() => this.m.at(Date.now()));
   }

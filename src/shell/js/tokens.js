@@ -4,7 +4,7 @@
 // answer (src/google_auth.rs); this module signs it with WebCrypto (RS256)
 // and makes the one fetch. A token is kept until CREDENTIALS_REFRESH_MS
 // before it expires, one fetch at a time however many requests wait; a
-// token the provider refused (a 401: the run machine's staleToken) is
+// token the provider refused (a 401: the run machine's `entry`, negative) is
 // dropped, and the machine tries once more with a new one.
 import * as wasm from "./skyl_wasm.js";
 import { ConnectionError, localError, makeError, optionError as invalid, scrub } from "./errors.js";
@@ -99,17 +99,15 @@ export class TokenSource extends Kept {
 }
 
 /**
- * Gives the machine `m` each source's token (a refused one renewed first),
- * and adds them to `key` (the run's secrets, scrubbed from its errors).
- * `given` holds what this run gave each entry: a refused token is dropped
- * only if it is still the kept one (another run may have renewed it).
+ * Gives the machine `m` each source's token (`stale`: the provider refused
+ * the last one, renewed first), and adds them to `key` (the run's secrets,
+ * scrubbed from its errors). `given` holds what this run gave each entry:
+ * a refused token is dropped only if it is still the kept one (another run
+ * may have renewed it).
  */
-export async function freshTokens(sources, m, key, given) {
-  // (No sources: a build without Vertex's adapters has no token exports.)
-  if (sources.length === 0) return;
-  const stale = call(() => m.staleToken());
+export async function freshTokens(sources, m, key, given, stale) {
   for (const s of sources) {
-    if (s.entry === stale) s.drop(given[s.entry]);
+    if (stale) s.drop(given[s.entry]);
     const token = await s.get(key);
     given[s.entry] = token;
     call(() => m.accessToken(s.entry, token));
