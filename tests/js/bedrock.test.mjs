@@ -204,6 +204,28 @@ test("a fallback's credentials callback is asked only when its entry is tried", 
   assert.equal(sent.length, before);
 });
 
+test("a credentials callback that never settles: the total timeout and an abort still end the request", { timeout: 10_000 }, async () => {
+  const { sent, fetchFn } = recorder();
+  const never = () => new Promise(() => {});
+  const timed = new skyl.Client(options({ fetch: fetchFn, credentials: never, timeout: 100 }));
+  await assert.rejects(timed.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.TimeoutError, e.name);
+    return true;
+  });
+  const c = new skyl.Client(options({ fetch: fetchFn, credentials: never }));
+  const controller = new AbortController();
+  const stream = c.stream({ messages: ask("Hi"), signal: controller.signal });
+  setTimeout(() => controller.abort(new Error("user left")), 20);
+  await assert.rejects(
+    (async () => {
+      for await (const _ of stream);
+    })(),
+    (e) => e instanceof skyl.AbortError && e.message.includes("user left"),
+  );
+  await assert.rejects(stream.response(), skyl.AbortError);
+  assert.equal(sent.length, 0, "nothing sent");
+});
+
 test("no secret in what a failure reports", async () => {
   const failing = async (_url, init) => {
     const token = new Headers(init.headers).get("x-amz-security-token");

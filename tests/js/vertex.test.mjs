@@ -231,6 +231,23 @@ test("a fallback's service account is exchanged only when its entry is tried", a
   assert.equal(sent.at(-1).headers.authorization, "Bearer ya29.loopback-token-1");
 });
 
+test("an accessToken callback or an exchange that never settles: an abort ends the request", { timeout: 10_000 }, async () => {
+  reset();
+  tokens.delayMs = 400;
+  const { sent, fetchFn } = recorder();
+  const never = () => new Promise(() => {});
+  for (const extra of [{ accessToken: never }, { serviceAccount: account() }]) {
+    const c = new skyl.Client(gemini({ fetch: fetchFn, ...extra }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    await assert.rejects(
+      c.complete({ messages: ask("Hi"), signal: controller.signal }),
+      skyl.AbortError,
+    );
+  }
+  assert.ok(sent.every((r) => r.url.startsWith(tokenURI)), "nothing sent to the provider");
+});
+
 test("the URL of each location form, and express mode's key", async () => {
   const { sent, fetchFn } = recorder();
   const base = { provider: "gemini", model: "gemini-2.5-flash", fetch: fetchFn };

@@ -4,6 +4,7 @@
 // fetch at a time however many requests wait. The run machine signs each
 // attempt with what `fresh()` gives it.
 import { optionError as invalid } from "./errors.js";
+import { call } from "./guard.js";
 import { CREDENTIALS_REFRESH_MS } from "./policy.js";
 
 /** `e` (a Date, a date string, ms, or null: never) in ms since the epoch. */
@@ -75,15 +76,23 @@ export class CredentialSource extends Kept {
 }
 
 /**
- * Gives the machine `m` each source's fresh credentials, and adds their
- * secrets to `key` (the run's secrets, scrubbed from its errors).
+ * Gives the machine of `run` (a Run) each source's fresh credentials, and
+ * adds their secrets to `run.key` (the run's secrets, scrubbed from its
+ * errors); `run.until` ends the wait for a callback if the run stops.
  */
-export async function fresh(sources, m, key, call) {
+export async function fresh(sources, run) {
   for (const s of sources) {
-    const c = await s.get();
-    call(() => m.credentials(s.entry, JSON.stringify(c)));
-    for (const secret of [c.secretAccessKey, c.sessionToken])
-      if (secret && !key.includes(secret)) key.push(secret);
+    const c = await run.until(s.get());
+    call(() => run.m.credentials(s.entry, JSON.stringify(c)));
+    keep(run.key, c.secretAccessKey);
+    keep(run.key, c.sessionToken);
+  }
+}
+
+/** Adds `secret` to `key` (a run's secrets, the longest first), once. */
+export function keep(key, secret) {
+  if (secret && !key.includes(secret)) {
+    key.push(secret);
     key.sort((a, b) => b.length - a.length);
   }
 }

@@ -172,10 +172,27 @@ export class Run {
       // (-1 - entry: a 401 refused the entry's token, to renew.)
       const at = call(() => this.m.entry);
       const own = (s) => s.entry === at || -1 - s.entry === at;
-      if (SKYL_AWS) await fresh(aws.filter(own), this.m, this.key, call);
-      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this.m, this.key, this.gave, at < 0);
+      if (SKYL_AWS) await fresh(aws.filter(own), this);
+      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this, at < 0);
     }
     call(() => this.m.at(Date.now()));
+  }
+
+  /**
+   * `p`, unless the run stops first (its abort, its total timeout): then
+   * the stop's error, without waiting for `p` (a callback that hangs).
+   */
+  until(p) {
+    if (this.stopped) return Promise.reject(this.stopped);
+    this.halted ??= new AbortController();
+    const { signal } = this.halted;
+    return new Promise((resolve, reject) => {
+      const stop = () => reject(this.stopped);
+      signal.addEventListener("abort", stop, { once: true });
+      Promise.resolve(p)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", stop));
+    });
   }
 
   /** The error of a FAIL step (or the run's stop, the same error). */

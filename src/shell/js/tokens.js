@@ -10,7 +10,7 @@ import * as wasm from "./skyl_wasm.js";
 import { ConnectionError, localError, makeError, optionError as invalid, scrub } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
-import { expiry, Kept } from "./credentials.js";
+import { expiry, keep, Kept } from "./credentials.js";
 
 /** A callback's `{ token, expiresAt }`, checked: the token and its expiry in ms (or null). */
 function checked(t, path) {
@@ -99,21 +99,20 @@ export class TokenSource extends Kept {
 }
 
 /**
- * Gives the machine `m` each source's token (`stale`: the provider refused
- * the last one, renewed first), and adds them to `key` (the run's secrets,
- * scrubbed from its errors). `given` holds what this run gave each entry:
- * a refused token is dropped only if it is still the kept one (another run
- * may have renewed it).
+ * Gives the machine of `run` (a Run) each source's token (`stale`: the
+ * provider refused the last one, renewed first), and adds them to
+ * `run.key` (the run's secrets, scrubbed from its errors); `run.until`
+ * ends the wait if the run stops. `run.gave` holds what the run gave each
+ * entry: a refused token is dropped only if it is still the kept one
+ * (another run may have renewed it).
  */
-export async function freshTokens(sources, m, key, given, stale) {
+export async function freshTokens(sources, run, stale) {
+  const { m, key, gave } = run;
   for (const s of sources) {
-    if (stale) s.drop(given[s.entry]);
-    const token = await s.get(key);
-    given[s.entry] = token;
+    if (stale) s.drop(gave[s.entry]);
+    const token = await run.until(s.get(key));
+    gave[s.entry] = token;
     call(() => m.accessToken(s.entry, token));
-    if (!key.includes(token)) {
-      key.push(token);
-      key.sort((a, b) => b.length - a.length);
-    }
+    keep(key, token);
   }
 }
