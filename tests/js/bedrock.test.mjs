@@ -204,7 +204,9 @@ test("a fallback's credentials callback is asked only when its entry is tried", 
   assert.equal(sent.length, before);
 });
 
-test("a credentials callback that never settles: the total timeout and an abort still end the request", { timeout: 10_000 }, async () => {
+test("a credentials callback that never settles: the total timeout and an abort still end the request", {
+  timeout: 10_000,
+}, async () => {
   const { sent, fetchFn } = recorder();
   const never = () => new Promise(() => {});
   const timed = new skyl.Client(options({ fetch: fetchFn, credentials: never, timeout: 100 }));

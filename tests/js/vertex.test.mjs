@@ -231,7 +231,9 @@ test("a fallback's service account is exchanged only when its entry is tried", a
   assert.equal(sent.at(-1).headers.authorization, "Bearer ya29.loopback-token-1");
 });
 
-test("an accessToken callback or an exchange that never settles: an abort ends the request", { timeout: 10_000 }, async () => {
+test("an accessToken callback or an exchange that never settles: an abort ends the request", {
+  timeout: 10_000,
+}, async () => {
   reset();
   tokens.delayMs = 400;
   const { sent, fetchFn } = recorder();
@@ -245,7 +247,10 @@ test("an accessToken callback or an exchange that never settles: an abort ends t
       skyl.AbortError,
     );
   }
-  assert.ok(sent.every((r) => r.url.startsWith(tokenURI)), "nothing sent to the provider");
+  assert.ok(
+    sent.every((r) => r.url.startsWith(tokenURI)),
+    "nothing sent to the provider",
+  );
 });
 
 test("the URL of each location form, and express mode's key", async () => {
