@@ -622,3 +622,45 @@ test("a fetch option that resolves to no Response is a typed error", async () =>
     await assert.rejects(c.embed({ values: ["a"], model: "emb" }), check);
   }
 });
+
+test("a request JS cannot hand over is an InvalidRequestError naming it, nothing sent", async () => {
+  let sent = 0;
+  const c = new skyl.Client({
+    provider: "openai",
+    model: "m",
+    apiKey: "sk-test",
+    maxRetries: 0,
+    fetch: async () => {
+      sent++;
+      throw new Error("nothing should be sent");
+    },
+  });
+  const looped = { role: "user", parts: [{ type: "text", text: "hi" }] };
+  looped.self = looped;
+  const cases = [
+    [{ messages: ask("hi"), signal: "stop" }, "signal", /must be an AbortSignal/],
+    [{ messages: ask("hi"), signal: {} }, "signal", /must be an AbortSignal/],
+    [{ messages: ask("hi"), maxTokens: 10n }, "request", /cannot be sent as JSON.*BigInt/],
+    [{ messages: [looped] }, "request", /cannot be sent as JSON.*circular/],
+    [{ messages: ask("hi"), tools: [null] }, "tools[0]", /expected an object/],
+  ];
+  const ways = {
+    complete: (r) => c.complete(r),
+    stream: (r) => collect(c.stream(r)).then((o) => Promise.reject(o.error)),
+    run: (r) => c.run(r).result(),
+    embed: ({ messages, ...r }) => c.embed({ ...r, values: ["a"], model: "emb" }),
+  };
+  for (const [request, path, message] of cases) {
+    for (const [way, go] of Object.entries(ways)) {
+      // (Embeddings take no messages or tools.)
+      if (way === "embed" && path !== "signal" && !("maxTokens" in request)) continue;
+      await assert.rejects(go(request), (e) => {
+        assert.ok(e instanceof skyl.InvalidRequestError, `${way} ${path}: ${e}`);
+        assert.equal(e.path, path, way);
+        assert.match(e.message, message, way);
+        return true;
+      });
+    }
+  }
+  assert.equal(sent, 0);
+});

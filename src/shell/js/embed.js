@@ -11,7 +11,17 @@ import { makeError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { encoded, memoryBytes, parse } from "./boundary.js";
 import { CANCEL, INPUT, STEP } from "./policy.js";
-import { bytes, checkedResponse, headerPairs, limits, post, said, sleep, why } from "./run.js";
+import {
+  bytes,
+  checkedResponse,
+  headerPairs,
+  limits,
+  post,
+  requestJson,
+  said,
+  sleep,
+  why,
+} from "./run.js";
 
 /** One `client.embed(request)`. */
 export class Embed {
@@ -30,8 +40,8 @@ export class Embed {
 
   async run() {
     await ready();
-    const { signal, ...plain } = this.request ?? {};
-    const json = JSON.stringify(plain);
+    const json = requestJson(this.request);
+    const signal = this.request?.signal;
     this.m = call(() => new wasm.Embed(this.o.config, json, ...limits(this.o)));
     try {
       const invalid = call(() => this.m.invalid());

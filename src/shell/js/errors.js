@@ -139,6 +139,12 @@ export const localError = (name, code, message, extra = {}) => ({
 });
 
 /** An InvalidRequestError for the client option at `path` (`fallback[0].region`). */
+/** An InvalidRequestError for the request's field `path` that only JS sees. */
+export const requestError = (path, message) =>
+  new InvalidRequestError(
+    localError("InvalidRequestError", "invalid_request", `skyl: ${path}: ${message}`, { path }),
+  );
+
 export const optionError = (path, message) =>
   new InvalidRequestError(
     localError("InvalidRequestError", "invalid_options", `skyl: option ${path}: ${message}`, {

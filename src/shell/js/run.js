@@ -9,7 +9,7 @@
 
 import * as wasm from "./skyl_wasm.js";
 import { wasmState } from "./load.js";
-import { localError, makeError } from "./errors.js";
+import { localError, makeError, requestError } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState, withFiles } from "./boundary.js";
 import { CANCEL, INPUT, STEP } from "./policy.js";
@@ -80,6 +80,27 @@ export function limits(o) {
   return [o.maxRetries, t.total ?? 0, t.firstByte ?? 0, t.idle ?? 0, seed];
 }
 
+/** A request's `signal`: an AbortSignal, or absent. */
+export function checkSignal(signal) {
+  if (signal != null && typeof signal.addEventListener !== "function")
+    throw requestError("signal", "must be an AbortSignal");
+}
+
+/**
+ * `request` as the JSON text the core reads, without its `signal` (which
+ * must be an AbortSignal, or absent); a value JSON cannot hold (a BigInt,
+ * a cycle) is an InvalidRequestError, as the core's own checks are.
+ */
+export function requestJson(request) {
+  const { signal, ...plain } = request ?? {};
+  checkSignal(signal);
+  try {
+    return JSON.stringify(plain);
+  } catch (e) {
+    throw requestError("request", `cannot be sent as JSON (${e.message})`);
+  }
+}
+
 /** Sends an encoded request (`{url, headers, body}`) with `fetchFn`, cancellable by `signal`. */
 export const post = (fetchFn, http, signal) =>
   fetchFn(http.url, { method: "POST", headers: http.headers, body: http.body, signal });
@@ -140,8 +161,7 @@ export class Run {
     } else if (this.given) {
       this.m = call(() => wasm.Run.given(this.o.provider, t.total ?? 0, t.idle ?? 0));
     } else {
-      const { signal, ...plain } = this.request ?? {};
-      const json = JSON.stringify(plain);
+      const json = requestJson(this.request);
       this.m = call(() => new wasm.Run(this.o.config, json, this.streaming, ...limits(this.o)));
     }
     return this.m;

@@ -7,16 +7,11 @@
 // asks for approvals, and hands out every event as it happens.
 
 import * as wasm from "./skyl_wasm.js";
-import { InvalidRequestError, localError, makeError, scrub } from "./errors.js";
+import { InvalidRequestError, localError, makeError, requestError, scrub } from "./errors.js";
 import { call, ready } from "./guard.js";
 import { parse } from "./boundary.js";
 import { LOOP } from "./policy.js";
-import { limits, Run } from "./run.js";
-
-const requestError = (path, message) =>
-  new InvalidRequestError(
-    localError("InvalidRequestError", "invalid_request", `skyl: ${path}: ${message}`, { path }),
-  );
+import { checkSignal, limits, requestJson, Run } from "./run.js";
 
 const isPositive = (v) => typeof v === "number" && v > 0 && Number.isFinite(v);
 
@@ -25,6 +20,7 @@ function checkRunFields(request) {
   if (!request || typeof request !== "object")
     throw requestError("request", "pass an object such as { messages, tools }");
   const { approve, maxConcurrency, tools } = request;
+  checkSignal(request.signal);
   if (approve !== undefined && typeof approve !== "function")
     throw requestError(
       "approve",
@@ -164,11 +160,11 @@ export class RunResult {
     const outer = request.signal;
     const onOuter = () => this.abort(outer.reason);
     if (outer?.aborted) this.abort(outer.reason);
-    else outer?.addEventListener?.("abort", onOuter, { once: true });
+    else outer?.addEventListener("abort", onOuter, { once: true });
     try {
       return await this.#loop(o, fetchFn, request, signal);
     } finally {
-      outer?.removeEventListener?.("abort", onOuter);
+      outer?.removeEventListener("abort", onOuter);
     }
   }
 
@@ -201,24 +197,25 @@ export class RunResult {
       maxConcurrency,
       approve,
       approvals,
-      tools: declared,
       ...wire
     } = request;
-    if (declared !== undefined)
-      wire.tools = declared.map(({ execute, needsApproval, readOnly, timeout, ...t }) => t);
+    // (JSON leaves a tool's execute out, and the core reads no
+    // needsApproval, readOnly or timeout: a tool that is not an object is
+    // the core's error, by its path.)
     const names = (keep) => [...tools.values()].filter(keep).map((t) => t.name);
     const history = (request.messages ?? []).flatMap((m) =>
       (Array.isArray(m?.parts) ? m.parts : []).filter((p) => p?.type === "tool_call"),
     );
     const options = JSON.stringify({
-      run: names((t) => typeof t.execute === "function"),
-      readOnly: names((t) => t.readOnly === true),
+      run: names((t) => typeof t?.execute === "function"),
+      readOnly: names((t) => t?.readOnly === true),
       maxSteps,
       finalAnswer,
       approvals,
       asks: JSON.parse(askedIds(history, needs)),
     });
-    const loop = call(() => new wasm.Loop(o.config, JSON.stringify(wire), options));
+    const json = requestJson(wire);
+    const loop = call(() => new wasm.Loop(o.config, json, options));
     const tasks = new Set(); // each running tool's { mine, timer }
     let over = false; // the run has ended: no tool starts, running ones are aborted
     const done = []; // [call id, failed, text]: outcomes not yet told to the loop
