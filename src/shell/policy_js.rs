@@ -17,7 +17,7 @@ use crate::retry::RetryPolicy;
 /// One exported object, its entries one a line (as biome keeps them).
 fn table(out: &mut String, doc: &str, name: &str, entries: &[(&str, &str)]) {
     out.push_str(&format!(
-        "\n/** {doc} */\nexport const {name} = Object.freeze({{\n"
+        "\n/** {doc} */\nexport const {name} = /* @__PURE__ */ Object.freeze({{\n"
     ));
     for (k, v) in entries {
         // A line over biome's width breaks after the key, as biome writes it.
@@ -203,7 +203,7 @@ fn render() -> String {
 /// One exported object of numbers.
 fn numbers(out: &mut String, doc: &str, name: &str, entries: &[(&str, u32)]) {
     out.push_str(&format!(
-        "\n/** {doc} */\nexport const {name} = Object.freeze({{\n"
+        "\n/** {doc} */\nexport const {name} = /* @__PURE__ */ Object.freeze({{\n"
     ));
     for (k, v) in entries {
         out.push_str(&format!("  {k}: {v},\n"));

@@ -6,7 +6,7 @@
 // once); every other decision is asked of the module.
 
 /** Every provider, and the Cargo feature that builds its adapter (`Provider::feature`). */
-export const PROVIDER_FEATURES = Object.freeze({
+export const PROVIDER_FEATURES = /* @__PURE__ */ Object.freeze({
   openai: "openai",
   openaicompat: "openai",
   anthropic: "anthropic",
@@ -16,17 +16,17 @@ export const PROVIDER_FEATURES = Object.freeze({
 });
 
 /** The providers with no default endpoint, and why a baseURL is needed. */
-export const BASE_URL_REQUIRED = Object.freeze({
+export const BASE_URL_REQUIRED = /* @__PURE__ */ Object.freeze({
   openaicompat: "an OpenAI-compatible server needs its base URL (e.g. http://127.0.0.1:11434/v1)",
 });
 
 /** The providers whose endpoint is their region's, and why a region (or a baseURL) is needed. */
-export const REGION_REQUIRED = Object.freeze({
+export const REGION_REQUIRED = /* @__PURE__ */ Object.freeze({
   bedrock: "Bedrock needs the AWS region of its endpoint (e.g. us-east-1), or a baseURL",
 });
 
 /** The providers with no embeddings API, and where to go instead (`Adapter::embed`). */
-export const NO_EMBEDDINGS = Object.freeze({
+export const NO_EMBEDDINGS = /* @__PURE__ */ Object.freeze({
   anthropic:
     "Anthropic has no embeddings API; it recommends Voyage AI, which skyl reaches as provider openaicompat with baseURL https://api.voyageai.com/v1 and a Voyage model (e.g. voyage-3.5)",
   bedrock:
@@ -61,7 +61,7 @@ export const SECRET_HEADERS = [
 ];
 
 /** The step codes of the run machine's wasm class (`shell/run.rs`). */
-export const STEP = Object.freeze({
+export const STEP = /* @__PURE__ */ Object.freeze({
   READ: 0,
   SEND: 1,
   TAKE: 2,
@@ -72,7 +72,7 @@ export const STEP = Object.freeze({
 });
 
 /** What a fired timer or an abort cancels (`shell/run.rs`, `Cancel`). */
-export const CANCEL = Object.freeze({
+export const CANCEL = /* @__PURE__ */ Object.freeze({
   NOTHING: 0,
   BODY: 1,
   ATTEMPT: 2,
@@ -80,7 +80,7 @@ export const CANCEL = Object.freeze({
 });
 
 /** What a driver tells a machine's `input` (`shell/run.rs`); the last two take a cause. */
-export const INPUT = Object.freeze({
+export const INPUT = /* @__PURE__ */ Object.freeze({
   ENDED: 0,
   DELIVERED: 1,
   WAITED: 2,
@@ -90,7 +90,7 @@ export const INPUT = Object.freeze({
 });
 
 /** What `client.run` does next, as the tool loop's wasm class says (`shell/tool_loop.rs`). */
-export const LOOP = Object.freeze({
+export const LOOP = /* @__PURE__ */ Object.freeze({
   REQUEST: 0,
   RUN: 1,
   APPROVE: 2,
