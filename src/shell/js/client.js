@@ -20,7 +20,7 @@ import {
   PROVIDER_FEATURES,
   SECRET_HEADERS,
 } from "./policy.js";
-import { InvalidRequestError, localError, makeError, optionError } from "./errors.js";
+import { makeError, optionError, requestError } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
 import { Run } from "./run.js";
@@ -352,27 +352,15 @@ export class Client {
    */
   async embed(request) {
     if (!request || typeof request !== "object" || !Array.isArray(request.values))
-      throw new InvalidRequestError(
-        localError(
-          "InvalidRequestError",
-          "invalid_request",
-          "skyl: values: pass an array of strings",
-          {
-            path: "values",
-          },
-        ),
-      );
-    // (From the core's table: a build whose adapters have no embedder has
-    // no embed machine in its wasm.)
-    // (Every provider of an entry without an embed machine has none.)
-    const none = NO_EMBEDDINGS[this.#o.provider];
-    if (SKYL_EMBED && !none) return new Embed(this.#o, this.#key, this.#fetch, request).run();
-    const why = none ?? "this entry's build has no embeddings";
-    throw new InvalidRequestError(
-      localError("InvalidRequestError", "invalid_request", `skyl: provider: ${why}`, {
-        path: "provider",
-      }),
-    );
+      throw requestError("values", "pass an array of strings");
+    // A provider without embeddings is the embed machine's error (the
+    // core's table); an entry without the machine answers from policy.js.
+    // (One branch each, so that esbuild drops the other from each entry.)
+    if (SKYL_EMBED) return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    else {
+      const why = NO_EMBEDDINGS[this.#o.provider] ?? "this entry's build has no embeddings";
+      throw requestError("provider", why);
+    }
   }
 
   toJSON() {
