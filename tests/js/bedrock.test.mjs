@@ -228,6 +228,37 @@ test("a credentials callback that never settles: the total timeout and an abort 
   assert.equal(sent.length, 0, "nothing sent");
 });
 
+test("a callback that throws is a SkylError naming it, its error the cause, scrubbed", async () => {
+  const { sent, fetchFn } = recorder();
+  const cause = new Error(`SSO session expired for key ${SECRET}`);
+  const c = new skyl.Client(
+    options({
+      fetch: fetchFn,
+      credentials: async () => {
+        throw cause;
+      },
+      fallback: [options({ credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } })],
+    }),
+  );
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.SkylError, String(e));
+    assert.equal(e.code, "credentials");
+    assert.equal(e.path, "credentials()");
+    assert.match(e.message, /^skyl: credentials\(\) failed: SSO session expired/);
+    const shown = `${e.message} ${e.cause?.message} ${e.cause?.stack} ${e.stack}`;
+    assert.ok(!shown.includes(SECRET), shown);
+    return true;
+  });
+  // A throw that is not an Error is reported as well.
+  const odd = new skyl.Client(options({ fetch: fetchFn, credentials: () => Promise.reject(42) }));
+  await assert.rejects(odd.complete({ messages: ask("Hi") }), (e) => {
+    assert.equal(e.code, "credentials");
+    assert.match(e.message, /failed: 42$/);
+    return e.cause === 42;
+  });
+  assert.equal(sent.length, 0);
+});
+
 test("no secret in what a failure reports", async () => {
   const failing = async (_url, init) => {
     const token = new Headers(init.headers).get("x-amz-security-token");

@@ -253,6 +253,27 @@ test("an accessToken callback or an exchange that never settles: an abort ends t
   );
 });
 
+test("an accessToken callback that throws is a SkylError naming it, nothing sent", async () => {
+  reset();
+  const { sent, fetchFn } = recorder();
+  const c = new skyl.Client(
+    gemini({
+      fetch: fetchFn,
+      accessToken: async () => {
+        throw new TypeError("metadata server unreachable");
+      },
+    }),
+  );
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.SkylError, String(e));
+    assert.equal(e.code, "credentials");
+    assert.equal(e.path, "accessToken()");
+    assert.ok(e.cause instanceof TypeError);
+    return true;
+  });
+  assert.equal(sent.length, 0);
+});
+
 test("the URL of each location form, and express mode's key", async () => {
   const { sent, fetchFn } = recorder();
   const base = { provider: "gemini", model: "gemini-2.5-flash", fetch: fetchFn };

@@ -3,7 +3,7 @@
 // CREDENTIALS_REFRESH_MS before their `expiration` (the core's margin), one
 // fetch at a time however many requests wait. The run machine signs each
 // attempt with what `fresh()` gives it.
-import { optionError as invalid } from "./errors.js";
+import { localError, makeError, optionError as invalid } from "./errors.js";
 import { call } from "./guard.js";
 import { CREDENTIALS_REFRESH_MS } from "./policy.js";
 
@@ -67,10 +67,28 @@ export class Kept {
   }
 }
 
+/**
+ * What the callback `fn` (the option at `path`) resolves to. A callback
+ * that throws or rejects fails the request with a SkylError (code
+ * `credentials`) naming it, its error the cause, both scrubbed of
+ * `secrets`: every error of a request is a SkylError.
+ */
+export async function asked(fn, path, secrets) {
+  try {
+    return await fn();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const info = localError("SkylError", "credentials", `skyl: ${path}() failed: ${why}`, {
+      path: `${path}()`,
+    });
+    throw makeError(info, secrets, e);
+  }
+}
+
 /** One chain entry's callback (`entry`: 0 the client's, then each fallback's). */
 export class CredentialSource extends Kept {
   constructor(entry, fn, path) {
-    super(async () => checked(await fn(), path));
+    super(async (secrets) => checked(await asked(fn, path, secrets), path));
     this.entry = entry;
   }
 }
@@ -82,7 +100,7 @@ export class CredentialSource extends Kept {
  */
 export async function fresh(sources, run) {
   for (const s of sources) {
-    const c = await run.until(s.get());
+    const c = await run.until(s.get(run.key));
     call(() => run.m.credentials(s.entry, JSON.stringify(c)));
     keep(run.key, c.secretAccessKey);
     keep(run.key, c.sessionToken);

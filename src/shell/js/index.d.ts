@@ -350,7 +350,9 @@ export type ClientOptions = {
    * async function returning them (STS, an IAM role): called when a request
    * needs them, once however many wait, and again 5 minutes before their
    * `expiration`. Without them, `apiKey` is a Bedrock API key, sent as a
-   * bearer token.
+   * bearer token. A callback that throws fails the request with a
+   * `SkylError` of code `credentials` (path `credentials()`), its error as
+   * the `cause`.
    */
   credentials?:
     | AwsCredentials
@@ -366,7 +368,9 @@ export type ClientOptions = {
    * Vertex AI: an OAuth access token, or an async function returning one
    * with its expiry (`google-auth-library`'s `getAccessToken`): called when
    * a request needs one, once however many wait, again 5 minutes before
-   * `expiresAt`, and once more after a 401.
+   * `expiresAt`, and once more after a 401. A callback that throws fails
+   * the request with a `SkylError` of code `credentials` (path
+   * `accessToken()`), its error as the `cause`.
    */
   accessToken?:
     | string
@@ -627,6 +631,7 @@ export declare function validateRequest(request: Request): void;
 export type ErrorCode =
   | "invalid_request"
   | "invalid_options"
+  | "credentials"
   | "already_consumed"
   | "not_ready"
   | "bad_request"

@@ -10,7 +10,7 @@ import * as wasm from "./skyl_wasm.js";
 import { ConnectionError, localError, makeError, optionError as invalid, scrub } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
-import { expiry, keep, Kept } from "./credentials.js";
+import { asked, expiry, keep, Kept } from "./credentials.js";
 
 /** A callback's `{ token, expiresAt }`, checked: the token and its expiry in ms (or null). */
 function checked(t, path) {
@@ -92,7 +92,7 @@ async function exchange(keyFile, fetchFn, secrets) {
 export class TokenSource extends Kept {
   constructor(entry, { fn, keyFile, fetchFn }, path) {
     super(async (secrets) =>
-      keyFile ? exchange(keyFile, fetchFn, secrets) : checked(await fn(), path),
+      keyFile ? exchange(keyFile, fetchFn, secrets) : checked(await asked(fn, path, secrets), path),
     );
     this.entry = entry;
   }
