@@ -80,7 +80,8 @@ impl ConfigInput {
                 "apiKey" => c.api_key = read::opt_string(v, at)?.filter(|k| !k.is_empty()),
                 "baseURL" => c.base_url = read::opt_string(v, at)?,
                 "model" => c.model = read::opt_string(v, at)?,
-                // Only string values: the JS shell has already refused others.
+                // Only string values: the JS shell has already refused
+                // others by name, when the client was made.
                 "headers" => {
                     for (name, value) in read::opt_object(v, at)?.unwrap_or_default() {
                         if let Value::String(value) = value {

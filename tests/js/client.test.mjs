@@ -442,12 +442,29 @@ describe("errors", () => {
       [{ provider: "openai", fetch: "no" }, "fetch"],
       [{ provider: "openai", headers: [] }, "headers"],
       [{ provider: "openai", model: 5 }, "model"],
+      [{ provider: "openai", headers: { "x-n": 42 } }, "headers.x-n"],
+      [{ provider: "openai", includeUsage: "false" }, "includeUsage"],
+      [
+        { provider: "openai", fallback: [{ provider: "openai", headers: { "x-t": true } }] },
+        "fallback[0].headers.x-t",
+      ],
     ]) {
       assert.throws(
         () => new skyl.Client(options),
         (e) =>
           e instanceof skyl.InvalidRequestError && e.path === option && e.message.includes(option),
       );
+    }
+  });
+
+  test("headers as a Headers or a Map are sent as given", async () => {
+    for (const headers of [new Headers({ "x-team": "blue" }), new Map([["x-team", "blue"]])]) {
+      mock.reset();
+      const options = { provider: "openai", model: "m", apiKey: "k", baseURL: `${mock.url}/v1` };
+      const c = new skyl.Client({ ...options, headers });
+      await c.complete({ messages: ask("hi") });
+      assert.equal(mock.requests[0].headers["x-team"], "blue");
+      assert.equal(headers.get("x-team"), "blue", "the caller's object is left as it was");
     }
   });
 

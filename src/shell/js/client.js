@@ -119,6 +119,10 @@ function checkProvider(o, at = "") {
   }
   if (o.headers !== undefined && !isObject(o.headers))
     throw optionError(`${at}headers`, "must be an object of header names to strings");
+  // A Headers or a Map, as fetch takes them, is read as that object.
+  if (typeof o.headers?.entries === "function") o.headers = Object.fromEntries(o.headers.entries());
+  if (o.includeUsage != null && typeof o.includeUsage !== "boolean")
+    throw optionError(`${at}includeUsage`, "must be true or false");
   // Checked here: fetch would refuse them only when sending, as if the
   // network had failed (and the key's position, not the key, is shown).
   if (o.apiKey) {
@@ -128,7 +132,7 @@ function checkProvider(o, at = "") {
   for (const [name, value] of Object.entries(o.headers ?? {})) {
     if (!HEADER_NAME.test(name))
       throw optionError(`${at}headers`, `${JSON.stringify(name)} is not a header name`);
-    const problem = headerValueProblem(String(value));
+    const problem = typeof value === "string" ? headerValueProblem(value) : "must be a string";
     if (problem) throw optionError(`${at}headers.${name}`, problem);
   }
   if (o.maxRetries !== undefined && !(Number.isInteger(o.maxRetries) && o.maxRetries >= 0))
@@ -192,11 +196,13 @@ function checkFallback(list, maxRetries) {
         `fallback[${i}]`,
         'pass an object such as { provider: "anthropic", model, apiKey }',
       );
-    checkProvider(entry, at);
+    const e = { ...entry };
+    checkProvider(e, at);
     for (const k of CHAIN_WIDE)
-      if (entry[k] !== undefined)
+      if (e[k] !== undefined)
         throw optionError(at + k, "is the client's, for the whole chain: set it on the client");
-    return { ...entry, maxRetries: entry.maxRetries ?? maxRetries };
+    e.maxRetries ??= maxRetries;
+    return e;
   });
 }
 
@@ -224,8 +230,8 @@ function secretsOf(entries) {
     }
     for (const [name, value] of Object.entries(o.headers ?? {})) {
       if (!SECRET_HEADERS.includes(name.toLowerCase())) continue;
-      out.push(String(value));
-      if (String(value).startsWith("Bearer ")) out.push(String(value).slice(7));
+      out.push(value);
+      if (value.startsWith("Bearer ")) out.push(value.slice(7));
     }
   }
   return out.sort((a, b) => b.length - a.length);
@@ -239,7 +245,7 @@ const wire = (o, browser) => ({
   model: o.model,
   headers: o.headers,
   browser,
-  includeUsage: Boolean(o.includeUsage),
+  includeUsage: o.includeUsage,
   maxRetries: o.maxRetries,
   region: o.region ?? undefined,
   credentials: isObject(o.credentials) ? o.credentials : undefined,
