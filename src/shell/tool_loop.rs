@@ -72,7 +72,16 @@ fn run_options(json: &str, request: &crate::model::Request) -> Result<RunOptions
             })?,
     };
     let mut limits = RunLimits::new(max_steps);
-    limits.final_answer = v.get("finalAnswer").and_then(Value::as_bool) == Some(true);
+    limits.final_answer = match v.get("finalAnswer") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "finalAnswer",
+                "must be true or false",
+            ))
+        }
+    };
     let run = strings(v.get("run"));
     let read_only = strings(v.get("readOnly"));
     let specs = (request.tools.iter())
@@ -83,10 +92,24 @@ fn run_options(json: &str, request: &crate::model::Request) -> Result<RunOptions
             spec
         })
         .collect();
-    let approvals = (v.get("approvals").and_then(Value::as_object).into_iter())
-        .flatten()
-        .filter_map(|(id, ok)| ok.as_bool().map(|ok| (id.clone(), ok)))
-        .collect();
+    let mut approvals = Vec::new();
+    match v.get("approvals") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(given)) => {
+            for (id, ok) in given {
+                let ok = ok.as_bool().ok_or_else(|| {
+                    Error::invalid_request(format!("approvals.{id}"), "must be true or false")
+                })?;
+                approvals.push((id.clone(), ok));
+            }
+        }
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "approvals",
+                "must be an object of call ids to true or false",
+            ))
+        }
+    }
     Ok(RunOptions {
         specs,
         limits,
@@ -389,6 +412,23 @@ mod tests {
         // A request out of turn is a driver error, never a panic.
         let mut run = l.request(&LIMITS);
         assert_eq!(run.start(false), crate::shell::run::FAIL);
+        // Options of the wrong type are refused by name, never read as
+        // false or left out.
+        for (options, path) in [
+            (r#"{"finalAnswer":"yes"}"#, "finalAnswer"),
+            (r#"{"approvals":{"call_1":"true"}}"#, "approvals.call_1"),
+            (r#"{"approvals":["call_1"]}"#, "approvals"),
+        ] {
+            let mut l = BoundaryLoop::new(CONFIG, &request(), options);
+            assert_eq!(l.start(), LOOP_FAIL, "{options}");
+            let e: Value = serde_json::from_str(&l.take_output()).unwrap();
+            assert_eq!(e["error"]["path"], path);
+        }
+        let fine = r#"{"finalAnswer":true,"approvals":{"call_1":false}}"#;
+        assert_eq!(
+            BoundaryLoop::new(CONFIG, &request(), fine).start(),
+            LOOP_REQUEST
+        );
     }
 
     #[test]

@@ -232,6 +232,9 @@ describe("client.run stops", () => {
       [{ tools: [weather({ needsApproval: "no" })] }, "tools[0].needsApproval"],
       [{ tools: [weather({ timeout: -1 })] }, "tools[0].timeout"],
       [{ tools: [weather({ readOnly: 1 })] }, "tools[0].readOnly"],
+      [{ finalAnswer: "yes" }, "finalAnswer"],
+      [{ approvals: { call_1: "true" } }, "approvals.call_1"],
+      [{ approvals: ["call_1"] }, "approvals"],
     ];
     for (const [bad, path] of cases) {
       const run = c.run({ messages: ask(QUESTION), tools: [weather()], ...bad });
