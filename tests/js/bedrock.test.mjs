@@ -242,7 +242,7 @@ test("a callback that throws is a SkylError naming it, its error the cause, scru
   );
   await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
     assert.ok(e instanceof skyl.SkylError, String(e));
-    assert.equal(e.code, "credentials");
+    assert.equal(e.code, "callback");
     assert.equal(e.path, "credentials()");
     assert.match(e.message, /^skyl: credentials\(\) failed: SSO session expired/);
     const shown = `${e.message} ${e.cause?.message} ${e.cause?.stack} ${e.stack}`;
@@ -252,7 +252,7 @@ test("a callback that throws is a SkylError naming it, its error the cause, scru
   // A throw that is not an Error is reported as well.
   const odd = new skyl.Client(options({ fetch: fetchFn, credentials: () => Promise.reject(42) }));
   await assert.rejects(odd.complete({ messages: ask("Hi") }), (e) => {
-    assert.equal(e.code, "credentials");
+    assert.equal(e.code, "callback");
     assert.match(e.message, /failed: 42$/);
     return e.cause === 42;
   });

@@ -123,6 +123,30 @@ describe("client.run stops", () => {
     assert.equal(ran[2], false);
   });
 
+  test("an approve that throws fails the run with a SkylError naming it, the turn kept", async () => {
+    const c = client(mock, "openai");
+    for (const thrown of [new Error("approvals service down"), null]) {
+      let ran = 0;
+      const run = c.run({
+        messages: ask(QUESTION),
+        tools: [weather({ needsApproval: true, execute: () => ran++ }), convert()],
+        approve: () => {
+          throw thrown;
+        },
+      });
+      await assert.rejects(run.result(), (e) => {
+        assert.ok(e instanceof skyl.SkylError, String(e));
+        assert.equal(e.code, "callback");
+        assert.equal(e.path, "approve()");
+        assert.equal(e.cause, thrown);
+        // The assistant's turn and a result for each of its calls.
+        assert.equal(e.messages[0].role, "assistant");
+        return true;
+      });
+      assert.equal(ran, 0, "the call it was asked about never ran");
+    }
+  });
+
   test("without approve the run stops approval_pending, and resumes with approvals", async () => {
     const c = client(mock, "gemini");
     const tools = [weather({ needsApproval: true }), convert()];

@@ -266,7 +266,7 @@ test("an accessToken callback that throws is a SkylError naming it, nothing sent
   );
   await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
     assert.ok(e instanceof skyl.SkylError, String(e));
-    assert.equal(e.code, "credentials");
+    assert.equal(e.code, "callback");
     assert.equal(e.path, "accessToken()");
     assert.ok(e.cause instanceof TypeError);
     return true;

@@ -3,7 +3,7 @@
 // CREDENTIALS_REFRESH_MS before their `expiration` (the core's margin), one
 // fetch at a time however many requests wait. The run machine signs each
 // attempt with what `fresh()` gives it.
-import { localError, makeError, optionError as invalid } from "./errors.js";
+import { asked, optionError as invalid } from "./errors.js";
 import { call } from "./guard.js";
 import { CREDENTIALS_REFRESH_MS } from "./policy.js";
 
@@ -64,24 +64,6 @@ export class Kept {
   /** Forgets `value` if it is the kept one (the provider refused it). */
   drop(value) {
     if (this.value === value) this.value = null;
-  }
-}
-
-/**
- * What the callback `fn` (the option at `path`) resolves to. A callback
- * that throws or rejects fails the request with a SkylError (code
- * `credentials`) naming it, its error the cause, both scrubbed of
- * `secrets`: every error of a request is a SkylError.
- */
-export async function asked(fn, path, secrets) {
-  try {
-    return await fn();
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    const info = localError("SkylError", "credentials", `skyl: ${path}() failed: ${why}`, {
-      path: `${path}()`,
-    });
-    throw makeError(info, secrets, e);
   }
 }
 

@@ -139,6 +139,25 @@ export const localError = (name, code, message, extra = {}) => ({
 });
 
 /** An InvalidRequestError for the client option at `path` (`fallback[0].region`). */
+/**
+ * What the caller's callback `fn` (the option at `path`: `credentials`,
+ * `accessToken`, `approve`) resolves to. One that throws or rejects fails
+ * the request with a SkylError (code `callback`) naming it, its error the
+ * cause, both scrubbed of `secrets`: every error of a request is a
+ * SkylError.
+ */
+export async function asked(fn, path, secrets) {
+  try {
+    return await fn();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const info = localError("SkylError", "callback", `skyl: ${path}() failed: ${why}`, {
+      path: `${path}()`,
+    });
+    throw makeError(info, secrets, e);
+  }
+}
+
 /** An InvalidRequestError for the request's field `path` that only JS sees. */
 export const requestError = (path, message) =>
   new InvalidRequestError(

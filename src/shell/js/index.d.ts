@@ -351,7 +351,7 @@ export type ClientOptions = {
    * needs them, once however many wait, and again 5 minutes before their
    * `expiration`. Without them, `apiKey` is a Bedrock API key, sent as a
    * bearer token. A callback that throws fails the request with a
-   * `SkylError` of code `credentials` (path `credentials()`), its error as
+   * `SkylError` of code `callback` (path `credentials()`), its error as
    * the `cause`.
    */
   credentials?:
@@ -369,7 +369,7 @@ export type ClientOptions = {
    * with its expiry (`google-auth-library`'s `getAccessToken`): called when
    * a request needs one, once however many wait, again 5 minutes before
    * `expiresAt`, and once more after a 401. A callback that throws fails
-   * the request with a `SkylError` of code `credentials` (path
+   * the request with a `SkylError` of code `callback` (path
    * `accessToken()`), its error as the `cause`.
    */
   accessToken?:
@@ -489,7 +489,11 @@ export type RunRequest = Omit<Request, "tools"> & {
   finalAnswer?: boolean;
   /** Tools running at once at most (default: no limit). */
   maxConcurrency?: number;
-  /** Decides each call that needs approval; without it the run stops `approval_pending`. */
+  /**
+   * Decides each call that needs approval; without it the run stops
+   * `approval_pending`. One that throws fails the run with a `SkylError` of
+   * code `callback` (path `approve()`).
+   */
   approve?: (
     call: ToolCall,
     args: ToolArgs,
@@ -631,7 +635,7 @@ export declare function validateRequest(request: Request): void;
 export type ErrorCode =
   | "invalid_request"
   | "invalid_options"
-  | "credentials"
+  | "callback"
   | "already_consumed"
   | "not_ready"
   | "bad_request"

@@ -7,10 +7,17 @@
 // token the provider refused (a 401: the run machine's `entry`, negative) is
 // dropped, and the machine tries once more with a new one.
 import * as wasm from "./skyl_wasm.js";
-import { ConnectionError, localError, makeError, optionError as invalid, scrub } from "./errors.js";
+import {
+  asked,
+  ConnectionError,
+  localError,
+  makeError,
+  optionError as invalid,
+  scrub,
+} from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
-import { asked, expiry, keep, Kept } from "./credentials.js";
+import { expiry, keep, Kept } from "./credentials.js";
 
 /** A callback's `{ token, expiresAt }`, checked: the token and its expiry in ms (or null). */
 function checked(t, path) {

@@ -7,7 +7,14 @@
 // asks for approvals, and hands out every event as it happens.
 
 import * as wasm from "./skyl_wasm.js";
-import { InvalidRequestError, localError, makeError, requestError, scrub } from "./errors.js";
+import {
+  asked,
+  InvalidRequestError,
+  localError,
+  makeError,
+  requestError,
+  scrub,
+} from "./errors.js";
 import { call, ready } from "./guard.js";
 import { parse } from "./boundary.js";
 import { LOOP } from "./policy.js";
@@ -326,11 +333,11 @@ export class RunResult {
           for (const job of jobs()) start(job);
           code = LOOP.WAIT;
         } else if (code === LOOP.APPROVE) {
-          const asked = jobs();
-          for (const job of asked) this.#push({ type: "approval_request", ...job });
+          const waiting = jobs();
+          for (const job of waiting) this.#push({ type: "approval_request", ...job });
           if (!approve) code = call(() => loop.pauseForApproval());
-          for (const { call: c } of approve ? asked : []) {
-            const asking = Promise.resolve().then(() => approve(c, argsOf(c)));
+          for (const { call: c } of approve ? waiting : []) {
+            const asking = asked(() => approve(c, argsOf(c)), "approve", this.#key);
             asking.catch(() => {}); // an abort may win the race
             const said = await Promise.race([asking, stopped]);
             const reason = typeof said?.deny === "string" ? said.deny : "";
