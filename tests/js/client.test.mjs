@@ -430,6 +430,42 @@ describe("errors", () => {
     );
   });
 
+  test("a transport error that carries the key anywhere reaches the cause scrubbed", async () => {
+    const { inspect } = await import("node:util");
+    const throwers = [
+      // A string, not an Error.
+      () => Promise.reject(`refused: Bearer ${KEY}`),
+      // An Error carrying the request, as some fetch wrappers do.
+      (url, init) =>
+        Promise.reject(
+          Object.assign(new Error("proxy refused"), {
+            request: { url, headers: init.headers },
+          }),
+        ),
+      // The key two causes down.
+      () =>
+        Promise.reject(
+          new Error("fetch failed", {
+            cause: new Error("socket", { cause: new Error(`auth ${KEY} refused`) }),
+          }),
+        ),
+    ];
+    for (const fetch of throwers) {
+      const c = new skyl.Client({
+        provider: "openai",
+        model: "m",
+        apiKey: KEY,
+        maxRetries: 0,
+        fetch,
+      });
+      const err = await c.complete({ messages: ask("hi") }).catch((e) => e);
+      assert.ok(err instanceof skyl.ConnectionError, String(err));
+      assert.ok(err.cause !== undefined);
+      const everything = inspect(err, { depth: 20, showHidden: true });
+      assert.ok(!everything.includes(KEY), `key leaked: ${everything}`);
+    }
+  });
+
   test("invalid options throw an InvalidRequestError naming the option", () => {
     for (const [options, option] of [
       [undefined, "options"],

@@ -102,19 +102,39 @@ export function scrub(value, secret) {
   return value;
 }
 
-/** `cause`, or a copy without the secret if its message or stack shows it. */
+/**
+ * Whether `v` (a cause) shows `secret` anywhere a reader of the error could
+ * look: its message, stack, own properties and nested causes, a few levels
+ * deep (a custom fetch's error may carry the request and its headers).
+ */
+function shows(v, secret, depth = 0) {
+  if (typeof v === "string") return v.includes(secret);
+  if (typeof v !== "object" || v === null || depth > 4 || ArrayBuffer.isView(v)) return false;
+  // (The first 64 names: an error's, then its own.)
+  const keys = new Set(["message", "stack", "cause", ...Object.getOwnPropertyNames(v)]);
+  for (const k of [...keys].slice(0, 64)) {
+    try {
+      if (shows(v[k], secret, depth + 1)) return true;
+    } catch {
+      // (A getter that throws shows nothing.)
+    }
+  }
+  return false;
+}
+
+/**
+ * `cause`, or, if it shows the secret anywhere (`shows`), its scrubbed
+ * copy: a string scrubbed; else an Error with the scrubbed message, name
+ * and stack, its own cause scrubbed the same way, and nothing else.
+ */
 export function scrubCause(cause, secret) {
   if (Array.isArray(secret)) return secret.reduce(scrubCause, cause);
-  if (!scrubbable(secret) || !(cause instanceof Error)) return cause;
-  const shown = [
-    cause.message,
-    cause.stack,
-    cause.cause instanceof Error ? cause.cause.message : "",
-  ].join("\n");
-  if (!shown.includes(secret)) return cause;
-  const copy = new Error(scrub(String(cause.message), secret));
-  copy.name = cause.name;
+  if (!scrubbable(secret) || !shows(cause, secret)) return cause;
+  if (typeof cause === "string") return scrub(cause, secret);
+  const copy = new Error(scrub(String(cause.message ?? ""), secret));
+  copy.name = scrub(String(cause.name ?? "Error"), secret);
   copy.stack = scrub(String(cause.stack ?? ""), secret);
+  if (cause.cause !== undefined) copy.cause = scrubCause(cause.cause, secret);
   return copy;
 }
 
