@@ -215,19 +215,8 @@ impl Chain {
             ));
         }
         for i in 1..self.entries.len() {
-            if let Err(e) = self.encode(i, request, stream) {
-                return Err(match e {
-                    Error::InvalidRequest { path, message } => Error::InvalidRequest {
-                        path: if path.is_empty() {
-                            format!("fallback[{}]", i - 1)
-                        } else {
-                            format!("fallback[{}].{path}", i - 1)
-                        },
-                        message,
-                    },
-                    other => other,
-                });
-            }
+            self.encode(i, request, stream)
+                .map_err(|e| in_entry(i, e))?;
         }
         Ok(())
     }
@@ -318,6 +307,22 @@ pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) ->
         }
     }
     out
+}
+
+/// `e`, an option's error, named in the terms of entry `i` of the chain
+/// (`fallback[0].model`); the client's own entry (0) keeps its path.
+fn in_entry(i: usize, e: Error) -> Error {
+    match e {
+        Error::InvalidRequest { path, message } if i > 0 => Error::InvalidRequest {
+            path: if path.is_empty() {
+                format!("fallback[{}]", i - 1)
+            } else {
+                format!("fallback[{}].{path}", i - 1)
+            },
+            message,
+        },
+        other => other,
+    }
 }
 
 fn warning(code: &str, message: String) -> StreamEvent {
@@ -488,6 +493,19 @@ impl RunMachine {
             }
             None => self.fail(e),
         }
+    }
+
+    /// The driver could not make the attempt's request (`e`: its fetch
+    /// refuses the URL or a header): the request fails with `e`, its path
+    /// naming the entry being tried (`fallback[0].baseURL`). Not retried,
+    /// and not a reason to go on to the next provider: it is an option's
+    /// error, as a request the entry cannot encode is.
+    pub fn refused(&mut self, e: Error) -> Step {
+        if self.phase != Phase::Sending {
+            return self.misuse("refused");
+        }
+        let e = in_entry(self.entry(), e);
+        self.fail(e)
     }
 
     /// The entry of the chain the next attempt goes to (0: the client's

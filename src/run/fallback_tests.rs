@@ -411,3 +411,30 @@ fn a_key_that_begins_another_does_not_leave_the_others_end() {
     }
     assert_eq!(text, "echo [redacted] and [redacted]");
 }
+
+#[test]
+fn a_request_the_driver_cannot_make_fails_naming_the_entry_being_tried() {
+    if !has_all() {
+        return;
+    }
+    let refused = || Error::invalid_request("baseURL", "fetch refuses the URL");
+    let path = |step: Step| match step {
+        Step::Fail(Error::InvalidRequest { path, .. }) => path,
+        other => panic!("{other:?}"),
+    };
+    // The client's own entry keeps the path.
+    let mut m = chain(hi(), once());
+    assert!(matches!(m.start(), Step::Send(_)));
+    assert_eq!(path(m.refused(refused())), "baseURL");
+    assert!(m.is_over());
+    // A fallback's is named by its place in the chain, and ends the run.
+    let mut m = chain(hi(), once());
+    assert!(matches!(m.start(), Step::Send(_)));
+    let step = m.unreachable("refused");
+    assert!(matches!(switched(&mut m, step), Step::Send(_)));
+    assert_eq!(path(m.refused(refused())), "fallback[0].baseURL");
+    assert!(m.is_over());
+    // Out of turn, a driver's error.
+    let mut m = chain(hi(), once());
+    assert_eq!(path(m.refused(refused())), "driver");
+}

@@ -272,7 +272,7 @@ impl Run {
         let signal = self.gate.begin_attempt();
         let request = match fetch::build(http, signal.as_ref()) {
             Ok(request) => request,
-            Err(e) => return Step::Fail(e),
+            Err(e) => return on(&self.machine, |m| m.refused(e)),
         };
         self.alarms.start(timer);
         let sent = fetch::send(fetch.as_ref(), &request, &self.gate).await;

@@ -177,3 +177,23 @@ async fn the_key_is_in_no_error() {
     );
     check(&e);
 }
+
+/// A fallback whose URL the fetch refuses, once the first provider has
+/// failed: the request fails naming that entry's option, not the
+/// client's, and goes to no other provider.
+#[wasm_bindgen_test]
+async fn a_fallback_url_the_fetch_refuses_is_named_by_its_entry() {
+    let name = scenario("fallback-bad-url");
+    let mut next = config(Provider::Anthropic, &[]);
+    next.base_url = Some("http://[::1/v1".into());
+    let first = config(Provider::OpenAi, &[("scenario", &name), ("fail", "500")]);
+    let client = Client::new(first)
+        .with_retry(quick_retries(0))
+        .with_fallback(skyl::Fallback::new().then(next, quick_retries(0)));
+    let e = client.complete(&ask("Hi")).await.unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidRequest { path, .. } if path == "fallback[0].baseURL"),
+        "{e:?}"
+    );
+    assert_eq!(received(&name).await.len(), 1);
+}
