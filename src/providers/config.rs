@@ -34,8 +34,12 @@ pub struct ClientConfig {
     pub model: Option<String>,
     /// Extra headers sent with every request.
     pub headers: Vec<(String, String)>,
-    /// Anthropic only: send `anthropic-dangerous-direct-browser-access`, which
-    /// a browser needs to call the API directly with a key.
+    /// That this config may send its credentials from a browser page,
+    /// where every visitor can read them (the npm package's
+    /// `dangerouslyAllowBrowser`): `skyl::web` in a page refuses a config
+    /// with a credential unless it is set. For Anthropic it also sends
+    /// `anthropic-dangerous-direct-browser-access`, which a browser needs to
+    /// call the API directly with a key.
     pub browser: bool,
     /// `openaicompat` only: ask for usage in streams with
     /// `stream_options.include_usage` (some servers reject the field, so it is
@@ -109,6 +113,30 @@ impl ClientConfig {
     pub fn with_browser(mut self, browser: bool) -> Self {
         self.browser = browser;
         self
+    }
+
+    /// In a browser page, whether this config may go: one with a
+    /// credential of its own (an API key, an access token, AWS
+    /// credentials, or `service_account`: the driver's) is refused unless
+    /// it says [`browser`](Self::browser), as the npm package decides. The
+    /// error names `at` (`browser`, `fallback[0].browser`). A header is
+    /// not counted: a page may send its user's own session to a server of
+    /// its (`base_url`), which adds the key.
+    #[cfg(any(test, all(target_arch = "wasm32", feature = "web")))]
+    pub(crate) fn in_page(&self, service_account: bool, at: &str) -> Result<(), crate::Error> {
+        let keyed = service_account
+            || self.api_key.is_some()
+            || self.access_token.is_some()
+            || self.aws.is_some();
+        if !keyed || self.browser {
+            return Ok(());
+        }
+        Err(crate::Error::invalid_request(
+            at,
+            "a key in a browser page is visible to every user of the page: call the \
+             provider from a server (point base_url at it), or set browser: true if you \
+             accept that",
+        ))
     }
 
     /// With the AWS region ([`region`](Self::region), `bedrock` only).
@@ -222,5 +250,42 @@ impl fmt::Debug for Vertex {
             .field("project", &self.project)
             .field("location", &self.location)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_a_page_a_config_with_a_credential_must_say_browser() {
+        let path = |c: &ClientConfig, account: bool| match c.in_page(account, "fallback[0].browser")
+        {
+            Ok(()) => None,
+            Err(crate::Error::InvalidRequest { path, message }) => {
+                assert!(message.contains("visible to every user"), "{message}");
+                Some(path)
+            }
+            Err(other) => panic!("{other:?}"),
+        };
+        let plain = ClientConfig::new(Provider::OpenAi).with_base_url("/api");
+        assert_eq!(path(&plain, false), None);
+        let refused = "fallback[0].browser".to_string();
+        for keyed in [
+            plain.clone().with_api_key("sk-1"),
+            plain.clone().with_access_token("ya29.t"),
+            plain
+                .clone()
+                .with_aws_credentials(AwsCredentials::new("AKIA", "secret")),
+        ] {
+            assert_eq!(path(&keyed, false), Some(refused.clone()), "{keyed:?}");
+            assert_eq!(path(&keyed.with_browser(true), false), None);
+        }
+        // A service account is the driver's: the config says nothing of it.
+        assert_eq!(path(&plain, true), Some(refused));
+        // A header is not counted: the page's own session, to a server
+        // of its that adds the key.
+        let session = plain.with_header("Authorization", "Bearer session-1");
+        assert_eq!(path(&session, false), None);
     }
 }

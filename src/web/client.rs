@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use super::events::{scrub_all, EventStream};
 use super::google_token::Tokens;
 use super::run::{Run, Source};
-use super::timer;
+use super::{js, timer};
 use crate::embed::{EmbedFailure, EmbedMachine};
 use crate::error::{Error, Timeout};
 use crate::model::{EmbedRequest, Embeddings};
@@ -229,6 +229,20 @@ impl Client {
         .with_fallback(self.fallback.clone());
         Run::new(machine, Source::Send(self.fetch.clone()))
             .with_tokens(self.tokens.clone(), &self.config)
+            .refusing(self.exposed())
+    }
+
+    /// In a browser page, the error of the first config of this client's
+    /// that would show a credential to every visitor
+    /// ([`ClientConfig::browser`]); nothing is sent then.
+    pub(crate) fn exposed(&self) -> Option<Error> {
+        if !js::in_page() {
+            return None;
+        }
+        let own = self.config.in_page(self.tokens.is_some(), "browser");
+        let fallback = (self.fallback.chain.iter().enumerate())
+            .map(|(i, (c, _))| c.in_page(false, &format!("fallback[{i}].browser")));
+        std::iter::once(own).chain(fallback).find_map(Result::err)
     }
 
     /// Streams the response to `request`. Nothing is sent until the stream
@@ -256,6 +270,9 @@ impl Client {
     /// # }
     /// ```
     pub async fn embed(&self, request: &EmbedRequest) -> Result<Embeddings, EmbedFailure> {
+        if let Some(error) = self.exposed() {
+            return Err(EmbedFailure::nothing_sent(error, request.values.len()));
+        }
         let seed = (timer::random() * 9_007_199_254_740_992.0) as u64;
         let config = self.config.clone();
         let made = EmbedMachine::new(

@@ -8,6 +8,14 @@
 use js_sys::{Array, ArrayBuffer, Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
+/// Whether this runs in a browser page (a global `window` and
+/// `document`, the npm package's test): there, what a request carries is
+/// the page's, readable by every visitor.
+pub(crate) fn in_page() -> bool {
+    let global = js_sys::global();
+    !get(&global, "window").is_undefined() && !get(&global, "document").is_undefined()
+}
+
 /// `value[key]`, or `undefined` when reading it throws.
 pub(crate) fn get(value: &JsValue, key: &str) -> JsValue {
     if !value.is_object() && !value.is_function() {

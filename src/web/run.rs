@@ -156,6 +156,15 @@ impl Run {
         self
     }
 
+    /// Refused with `error` before anything is sent (a key in a browser
+    /// page), whatever else would be.
+    pub(crate) fn refusing(mut self, error: Option<Error>) -> Self {
+        if error.is_some() {
+            self.refused = error;
+        }
+        self
+    }
+
     /// Before an attempt of the client's own provider (entry 0 of the
     /// chain; a fallback's has its own credentials): a valid token for
     /// the machine (a refused one forgotten first), if the client has a

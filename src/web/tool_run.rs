@@ -129,7 +129,9 @@ impl ToolRun {
                 spec
             })
             .collect();
-        let checked = check_handlers(&handlers, request);
+        // (A key in a browser page: refused before a tool of the history runs.)
+        let checked =
+            check_handlers(&handlers, request).and_then(|()| client.exposed().map_or(Ok(()), Err));
         let handlers = Rc::new(handlers);
         let asked = |c: &ToolCall| asks(&handlers, c);
         let made = checked.and_then(|()| {

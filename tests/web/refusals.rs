@@ -150,6 +150,8 @@ async fn the_key_is_in_no_error() {
         &[("scenario", &name), ("fail", "401,401"), ("echo_key", "1")],
     );
     config.api_key = Some(KEY.into());
+    // (In Chromium's page too: on purpose.)
+    config.browser = true;
     let client = Client::new(config.clone());
     let e = client.stream(&ask("Hi")).response().await.unwrap_err();
     assert!(matches!(&e, Error::Api(api) if api.kind == ApiErrorKind::Authentication));
@@ -196,4 +198,48 @@ async fn a_fallback_url_the_fetch_refuses_is_named_by_its_entry() {
         "{e:?}"
     );
     assert_eq!(received(&name).await.len(), 1);
+}
+
+/// In a browser page, a config with a credential of its own is refused
+/// (every visitor could read it) unless it says `browser`, as the npm
+/// package refuses one without `dangerouslyAllowBrowser`: nothing is sent,
+/// and the error names the config. Outside a page (Node) it goes.
+#[wasm_bindgen_test]
+async fn a_key_in_a_browser_page_needs_the_config_to_say_so() {
+    let in_page = js_sys::Reflect::has(&js_sys::global(), &"document".into()).unwrap_or(false);
+    let name = scenario("browser-key");
+    let keyed = || {
+        let mut c = config(Provider::OpenAi, &[("scenario", &name)]);
+        c.api_key = Some("sk-test-browser-0001".into());
+        c
+    };
+    let plain = config(Provider::Anthropic, &[("scenario", &name)]);
+    let own = Client::new(keyed()).complete(&ask("Hi")).await;
+    let behind = Client::new(plain.clone())
+        .with_retry(quick_retries(0))
+        .with_fallback(skyl::Fallback::new().then(keyed(), quick_retries(0)))
+        .complete(&ask("Hi"))
+        .await;
+    let mut embed = EmbedRequest::new(["a"]);
+    embed.model = Some("emb".into());
+    let embedded = Client::new(keyed()).embed(&embed).await;
+    if in_page {
+        let path = |e: &Error| match e {
+            Error::InvalidRequest { path, .. } => path.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(path(&own.unwrap_err()), "browser");
+        assert_eq!(path(&behind.unwrap_err()), "fallback[0].browser");
+        assert_eq!(path(&embedded.unwrap_err().error), "browser");
+        assert!(received(&name).await.is_empty(), "nothing sent");
+    } else {
+        own.unwrap();
+        behind.unwrap();
+        embedded.unwrap();
+    }
+    // Said so: sent from the page as well.
+    let allowed = Client::new(keyed().with_browser(true));
+    assert!(allowed.complete(&ask("Hi")).await.is_ok());
+    // A config without a credential of its own (a server of yours adds it).
+    assert!(Client::new(plain).complete(&ask("Hi")).await.is_ok());
 }

@@ -21,9 +21,15 @@ fn account(token_uri: &str) -> ServiceAccount {
     ServiceAccount::from_json(&file.to_string()).unwrap()
 }
 
+/// `config` (support.rs) that may send its service account's token from a
+/// page too (the browser tests run these in Chromium).
+fn keyed(provider: Provider, options: &[(&str, &str)]) -> skyl::ClientConfig {
+    config(provider, options).with_browser(true)
+}
+
 /// A Gemini client on Vertex against the mock, its requests counted.
 fn vertex_client(name: &str, token_uri: &str) -> Client {
-    let mut config = config(Provider::Gemini, &[("scenario", name)]);
+    let mut config = keyed(Provider::Gemini, &[("scenario", name)]);
     config.vertex = Some(Vertex::new("skyl-test", "us-central1"));
     Client::new(config)
         .with_retry(quick_retries(0))
@@ -185,11 +191,11 @@ async fn requests_waiting_for_a_failed_exchange_share_its_error() {
 async fn nothing_is_exchanged_for_a_request_that_cannot_go() {
     let nowhere = "http://127.0.0.1:9/token";
     let name = scenario("vertex-not-sent");
-    let not_vertex = Client::new(config(Provider::Gemini, &[("scenario", &name)]))
+    let not_vertex = Client::new(keyed(Provider::Gemini, &[("scenario", &name)]))
         .with_retry(quick_retries(0))
         .with_service_account(account(nowhere));
     let with_key = {
-        let mut config = config(Provider::Gemini, &[("scenario", &name)]);
+        let mut config = keyed(Provider::Gemini, &[("scenario", &name)]);
         config.vertex = Some(Vertex::new("skyl-test", "us-central1"));
         config.api_key = Some("AIza-test".into());
         Client::new(config).with_service_account(account(nowhere))
@@ -235,7 +241,7 @@ async fn a_switch_to_the_fallback_exchanges_no_token() {
         let answer: JsValue = answer.into();
         Promise::resolve(&answer).into()
     });
-    let mut own = config(Provider::Gemini, &[("scenario", &name), ("fail", "500")]);
+    let mut own = keyed(Provider::Gemini, &[("scenario", &name), ("fail", "500")]);
     own.vertex = Some(Vertex::new("skyl-test", "us-central1"));
     let next = config(Provider::OpenAi, &[("scenario", &format!("{name}#1"))]);
     let client = Client::new(own)
