@@ -156,6 +156,7 @@ pub use model::{
 };
 pub use policy::{
     scrub, Attempts, Interruption, CREDENTIALS_REFRESH_MS, MIN_SECRET_CHARS, REDACTED,
+    TOKEN_EXCHANGE_TIMEOUT_MS,
 };
 pub use providers::{
     decode_error, decode_error_at, decode_response, default_embed_model, encode_request,

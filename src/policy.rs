@@ -185,6 +185,14 @@ impl Timeout {
 /// lapse.
 pub const CREDENTIALS_REFRESH_MS: u64 = 5 * 60 * 1000;
 
+/// How long a service account's token exchange may take before the JS
+/// half gives it up (the exchange is shared by the requests that wait for
+/// it, so no one request's timeout ends it): 30 seconds, so that a token
+/// endpoint that hangs fails those requests and the next one exchanges
+/// again. (`skyl::web` runs each exchange under the request that started
+/// it, whose timeouts end it.)
+pub const TOKEN_EXCHANGE_TIMEOUT_MS: u64 = 30 * 1000;
+
 /// What replaces a secret in scrubbed text.
 pub const REDACTED: &str = "[redacted]";
 

@@ -111,6 +111,11 @@ fn render() -> String {
             crate::policy::CREDENTIALS_REFRESH_MS.to_string(),
         ),
         (
+            "How long a service account's token exchange may take (`TOKEN_EXCHANGE_TIMEOUT_MS`).",
+            "TOKEN_EXCHANGE_TIMEOUT_MS",
+            crate::policy::TOKEN_EXCHANGE_TIMEOUT_MS.to_string(),
+        ),
+        (
             "The fewest characters (code points) a secret must have to be scrubbed (`scrub`).",
             "MIN_SECRET_CHARS",
             MIN_SECRET_CHARS.to_string(),

@@ -274,6 +274,31 @@ test("an accessToken callback that throws is a SkylError naming it, nothing sent
   assert.equal(sent.length, 0);
 });
 
+test("the token exchange has its own time limit; after it gives up the next request exchanges again", async () => {
+  reset();
+  const signals = [];
+  let hang = true;
+  const { sent, fetchFn } = recorder();
+  const fetchWithHang = (url, init) => {
+    if (!String(url).startsWith(tokenURI)) return fetchFn(url, init);
+    signals.push(init.signal);
+    if (!hang) return fetchFn(url, init);
+    // An endpoint that never answers: what the time limit ends (here, as
+    // if it had passed).
+    return new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 50));
+  };
+  const c = new skyl.Client(gemini({ serviceAccount: account(), fetch: fetchWithHang }));
+  const waiting = await Promise.allSettled([1, 2].map(() => c.complete({ messages: ask("Hi") })));
+  assert.equal(signals.length, 1, "one exchange for both");
+  assert.ok(signals[0] instanceof AbortSignal && !signals[0].aborted);
+  for (const w of waiting) assert.ok(w.reason instanceof skyl.ConnectionError, String(w.reason));
+  hang = false;
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text.length > 0);
+  assert.equal(signals.length, 2, "a new exchange");
+  assert.equal(sent.filter((q) => !q.url.startsWith(tokenURI)).length, 1);
+});
+
 test("the URL of each location form, and express mode's key", async () => {
   const { sent, fetchFn } = recorder();
   const base = { provider: "gemini", model: "gemini-2.5-flash", fetch: fetchFn };

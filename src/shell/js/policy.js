@@ -42,6 +42,9 @@ export const DEFAULT_TOTAL_TIMEOUT_MS = 600000;
 /** How long before their expiration a `credentials()` callback's credentials are fetched again (`CREDENTIALS_REFRESH_MS`). */
 export const CREDENTIALS_REFRESH_MS = 300000;
 
+/** How long a service account's token exchange may take (`TOKEN_EXCHANGE_TIMEOUT_MS`). */
+export const TOKEN_EXCHANGE_TIMEOUT_MS = 30000;
+
 /** The fewest characters (code points) a secret must have to be scrubbed (`scrub`). */
 export const MIN_SECRET_CHARS = 4;
 

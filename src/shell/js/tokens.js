@@ -17,6 +17,7 @@ import {
 } from "./errors.js";
 import { call } from "./guard.js";
 import { parse } from "./boundary.js";
+import { TOKEN_EXCHANGE_TIMEOUT_MS } from "./policy.js";
 import { expiry, keep, Kept } from "./credentials.js";
 
 /** A callback's `{ token, expiresAt }`, checked: the token and its expiry in ms (or null). */
@@ -67,10 +68,13 @@ async function exchange(keyFile, fetchFn, secrets) {
   let res;
   let body;
   try {
+    // (Shared by every request that waits for it: its own time limit, so
+    // that an endpoint that hangs fails them and the next one tries again.)
     res = await fetchFn(tokenUri, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `${form}${jwt}`,
+      signal: AbortSignal.timeout(TOKEN_EXCHANGE_TIMEOUT_MS),
     });
     body = await res.text();
   } catch (cause) {
