@@ -259,6 +259,45 @@ test("a callback that throws is a SkylError naming it, its error the cause, scru
   assert.equal(sent.length, 0);
 });
 
+test("an abort in the backoff asks no callback, and leaves no rejection unhandled", async () => {
+  let asked = 0;
+  let unhandled = 0;
+  const count = () => unhandled++;
+  process.on("unhandledRejection", count);
+  try {
+    const c = new skyl.Client(
+      options({
+        maxRetries: 2,
+        headers: {
+          "x-mock-fail": "429",
+          "x-mock-retry-after-ms": "2000",
+          "x-mock-scenario": `backoff ${Math.random()}`,
+        },
+        credentials: async () => {
+          asked++;
+          // Expiring within the 5-minute margin: asked before each attempt.
+          return {
+            accessKeyId: KEY_ID,
+            secretAccessKey: SECRET,
+            expiration: Date.now() + 60_000,
+          };
+        },
+      }),
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    await assert.rejects(
+      c.complete({ messages: ask("Hi"), signal: controller.signal }),
+      skyl.AbortError,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(asked, 1, "asked for the first attempt only");
+    assert.equal(unhandled, 0);
+  } finally {
+    process.off("unhandledRejection", count);
+  }
+});
+
 test("no secret in what a failure reports", async () => {
   const failing = async (_url, init) => {
     const token = new Headers(init.headers).get("x-amz-security-token");

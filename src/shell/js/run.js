@@ -182,6 +182,8 @@ export class Run {
    * callback for a request that will not be sent.
    */
   async signing() {
+    // (A stop in the wait before: no callback is asked for nothing.)
+    if (this.stopped) throw this.stopped;
     const aws = (SKYL_AWS && this.o.aws) || [];
     const tokens = (SKYL_VERTEX && this.o.tokens) || [];
     if (aws.length + tokens.length) {
@@ -203,15 +205,16 @@ export class Run {
    * the stop's error, without waiting for `p` (a callback that hangs).
    */
   until(p) {
+    const loading = Promise.resolve(p);
+    // (When the stop wins, how the load ends is nobody's: never unhandled.)
+    loading.catch(() => {});
     if (this.stopped) return Promise.reject(this.stopped);
     this.halted ??= new AbortController();
     const { signal } = this.halted;
     return new Promise((resolve, reject) => {
       const stop = () => reject(this.stopped);
       signal.addEventListener("abort", stop, { once: true });
-      Promise.resolve(p)
-        .then(resolve, reject)
-        .finally(() => signal.removeEventListener("abort", stop));
+      loading.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
     });
   }
 
