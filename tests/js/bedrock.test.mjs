@@ -249,7 +249,16 @@ test("a callback that throws is a SkylError naming it, its error the cause, scru
     assert.ok(!shown.includes(SECRET), shown);
     return true;
   });
-  // A throw that is not an Error is reported as well.
+  // A throw that is not an Error is reported as well, even one that
+  // cannot be made a string.
+  const bare = Object.create(null);
+  const odder = new skyl.Client(
+    options({ fetch: fetchFn, credentials: () => Promise.reject(bare) }),
+  );
+  await assert.rejects(odder.complete({ messages: ask("Hi") }), (e) => {
+    assert.equal(e.code, "callback");
+    return e.cause === bare;
+  });
   const odd = new skyl.Client(options({ fetch: fetchFn, credentials: () => Promise.reject(42) }));
   await assert.rejects(odd.complete({ messages: ask("Hi") }), (e) => {
     assert.equal(e.code, "callback");

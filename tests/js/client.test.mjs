@@ -442,6 +442,9 @@ describe("errors", () => {
             request: { url, headers: init.headers },
           }),
         ),
+      // An Error carrying the Request itself (its Headers hold the key).
+      (url, init) =>
+        Promise.reject(Object.assign(new Error("HTTPError"), { request: new Request(url, init) })),
       // The key two causes down.
       () =>
         Promise.reject(

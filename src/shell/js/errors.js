@@ -104,17 +104,28 @@ export function scrub(value, secret) {
 
 /**
  * Whether `v` (a cause) shows `secret` anywhere a reader of the error could
- * look: its message, stack, own properties and nested causes, a few levels
- * deep (a custom fetch's error may carry the request and its headers).
+ * look: its message, stack, own properties, nested causes, and what a
+ * Request, Headers or Map holds (a custom fetch's error may carry the
+ * request and its headers). Each object is read once, 256 at most, 64
+ * names each; a getter or Proxy that throws shows nothing.
  */
-function shows(v, secret, depth = 0) {
+function shows(v, secret, seen = new Set()) {
   if (typeof v === "string") return v.includes(secret);
-  if (typeof v !== "object" || v === null || depth > 4 || ArrayBuffer.isView(v)) return false;
-  // (The first 64 names: an error's, then its own.)
-  const keys = new Set(["message", "stack", "cause", ...Object.getOwnPropertyNames(v)]);
+  if (typeof v !== "object" || v === null || ArrayBuffer.isView(v)) return false;
+  if (seen.has(v) || seen.size > 256) return false;
+  seen.add(v);
+  let names;
+  try {
+    names = Object.getOwnPropertyNames(v);
+    if (v instanceof Map || (typeof Headers === "function" && v instanceof Headers))
+      return shows([...v.entries()], secret, seen);
+  } catch {
+    return false;
+  }
+  const keys = new Set(["message", "stack", "cause", "url", "headers", ...names]);
   for (const k of [...keys].slice(0, 64)) {
     try {
-      if (shows(v[k], secret, depth + 1)) return true;
+      if (shows(v[k], secret, seen)) return true;
     } catch {
       // (A getter that throws shows nothing.)
     }
@@ -170,7 +181,12 @@ export async function asked(fn, path, secrets) {
   try {
     return await fn();
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    let why = "it threw a value that is not an Error";
+    try {
+      why = e instanceof Error ? e.message : String(e);
+    } catch {
+      // (An object without a toString.)
+    }
     const info = localError("SkylError", "callback", `skyl: ${path}() failed: ${why}`, {
       path: `${path}()`,
     });
