@@ -228,6 +228,26 @@ test("a credentials callback that never settles: the total timeout and an abort 
   assert.equal(sent.length, 0, "nothing sent");
 });
 
+test("a callback left hanging by a request that stopped is asked again by the next one", {
+  timeout: 10_000,
+}, async () => {
+  const { sent, fetchFn } = recorder();
+  let asked = 0;
+  // The first call never settles (an SSO prompt nobody answers); the
+  // second answers.
+  const credentials = () =>
+    ++asked === 1
+      ? new Promise(() => {})
+      : Promise.resolve({ accessKeyId: KEY_ID, secretAccessKey: SECRET });
+  const c = new skyl.Client(options({ fetch: fetchFn, credentials, timeout: 200 }));
+  await assert.rejects(c.complete({ messages: ask("Hi") }), skyl.TimeoutError);
+  assert.equal(sent.length, 0);
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text.length > 0);
+  assert.equal(asked, 2, "the hanging load was let go");
+  assert.equal(sent.length, 1);
+});
+
 test("a callback that throws is a SkylError naming it, its error the cause, scrubbed", async () => {
   const { sent, fetchFn } = recorder();
   const cause = new Error(`SSO session expired for key ${SECRET}`);

@@ -48,17 +48,37 @@ export class Kept {
     const fresh =
       this.value && (this.expires === null || this.expires - Date.now() > CREDENTIALS_REFRESH_MS);
     if (fresh) return this.value;
-    this.pending ??= Promise.resolve(arg)
+    if (this.pending) return this.pending;
+    const p = Promise.resolve(arg)
       .then(this.load)
       .then(({ value, expires }) => {
         this.value = value;
         this.expires = expires;
         return value;
       })
-      .finally(() => {
-        this.pending = null;
-      });
-    return this.pending;
+      .finally(() => this.forget(p));
+    this.pending = p;
+    return p;
+  }
+
+  /**
+   * The value for `run` (a Run), unless it stops first. A run that stops
+   * while the load hangs (a callback that never settles) lets it go: the
+   * next request loads anew instead of waiting on it until its own timeout.
+   */
+  async take(run, arg) {
+    const p = this.get(arg);
+    try {
+      return await run.until(p);
+    } catch (e) {
+      if (run.stopped) this.forget(p);
+      throw e;
+    }
+  }
+
+  /** No longer shares load `p` (ended, or left by a run that stopped). */
+  forget(p) {
+    if (this.pending === p) this.pending = null;
   }
 
   /** Forgets `value` if it is the kept one (the provider refused it). */
@@ -78,11 +98,11 @@ export class CredentialSource extends Kept {
 /**
  * Gives the machine of `run` (a Run) each source's fresh credentials, and
  * adds their secrets to `run.key` (the run's secrets, scrubbed from its
- * errors); `run.until` ends the wait for a callback if the run stops.
+ * errors); a run that stops ends its wait for a callback.
  */
 export async function fresh(sources, run) {
   for (const s of sources) {
-    const c = await run.until(s.get(run.key));
+    const c = await s.take(run, run.key);
     call(() => run.m.credentials(s.entry, JSON.stringify(c)));
     keep(run.key, c.secretAccessKey);
     keep(run.key, c.sessionToken);

@@ -112,8 +112,8 @@ export class TokenSource extends Kept {
 /**
  * Gives the machine of `run` (a Run) each source's token (`stale`: the
  * provider refused the last one, renewed first), and adds them to
- * `run.key` (the run's secrets, scrubbed from its errors); `run.until`
- * ends the wait if the run stops. `run.gave` holds what the run gave each
+ * `run.key` (the run's secrets, scrubbed from its errors); a run that
+ * stops ends its wait. `run.gave` holds what the run gave each
  * entry: a refused token is dropped only if it is still the kept one
  * (another run may have renewed it).
  */
@@ -121,7 +121,7 @@ export async function freshTokens(sources, run, stale) {
   const { m, key, gave } = run;
   for (const s of sources) {
     if (stale) s.drop(gave[s.entry]);
-    const token = await run.until(s.get(key));
+    const token = await s.take(run, key);
     gave[s.entry] = token;
     call(() => m.accessToken(s.entry, token));
     keep(key, token);
