@@ -197,6 +197,9 @@ pub enum Error {
         reason: String,
         /// A human-readable message.
         message: String,
+        /// Whether any event had been handed out (a block that came
+        /// after some output).
+        events_emitted: bool,
         /// Whatever had been assembled before.
         partial: Box<Response>,
     },
@@ -393,6 +396,7 @@ impl Error {
             Error::StreamEndedEarly { events_emitted, .. }
             | Error::MalformedStream { events_emitted, .. }
             | Error::EventTooLarge { events_emitted, .. }
+            | Error::ContentFilter { events_emitted, .. }
             | Error::Connection { events_emitted, .. }
             | Error::Timeout { events_emitted, .. }
             | Error::Aborted { events_emitted, .. } => *events_emitted,

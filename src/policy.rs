@@ -458,6 +458,7 @@ impl Error {
                 reason,
                 message,
                 partial,
+                ..
             } => {
                 scrub_in(reason, secret);
                 scrub_in(message, secret);
@@ -844,6 +845,7 @@ mod tests {
             Error::ContentFilter {
                 reason: echoed.clone(),
                 message: echoed.clone(),
+                events_emitted: true,
                 partial: Box::new(response.clone()),
             },
             Error::StreamEndedEarly {

@@ -56,6 +56,7 @@ impl FrameFailure {
             FrameFailure::ContentFilter { reason, message } => Error::ContentFilter {
                 reason,
                 message,
+                events_emitted: emitted,
                 partial: Box::new(partial),
             },
         }

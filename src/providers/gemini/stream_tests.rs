@@ -38,10 +38,24 @@ fn a_blocked_prompt_is_a_content_filter_error_not_an_empty_success() {
             r#"{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5}}"#,
         ]),
     );
-    let Err(Error::ContentFilter { reason, .. }) = res else {
+    let Err(Error::ContentFilter { reason, .. }) = &res else {
         panic!("{res:?}")
     };
     assert_eq!(reason, "SAFETY");
+    assert!(!res.unwrap_err().events_emitted());
+    // A block after some output: the error says the text was handed out,
+    // and keeps it.
+    let (events, res) = StreamDecoder::decode_all(
+        Provider::Gemini,
+        &sse(&[
+            r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}"#,
+            r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#,
+        ]),
+    );
+    assert!(!events.is_empty());
+    let e = res.unwrap_err();
+    assert!(e.events_emitted(), "{e:?}");
+    assert_eq!(e.partial().map(|r| r.text.as_str()), Some("Hi"));
     let res = crate::decode_response(
         Provider::Gemini,
         r#"{"promptFeedback":{"blockReason":"OTHER"}}"#,
