@@ -32,6 +32,9 @@ mod embed;
 #[path = "web/runner.rs"]
 mod runner;
 
+#[path = "web/runner_more.rs"]
+mod runner_more;
+
 #[path = "web/vertex.rs"]
 mod vertex;
 
