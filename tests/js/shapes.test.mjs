@@ -13,7 +13,8 @@ import ts from "typescript";
 import { skyl, useMock, against, client, ask } from "./helpers.mjs";
 import { listCases, readCase } from "./mock-server.mjs";
 
-const dts = new URL("../../src/shell/js/index.d.ts", import.meta.url);
+// index.d.ts and the files it re-exports.
+const DTS = ["index.d.ts", "runner.d.ts", "error-types.d.ts"];
 
 // Parts only a caller writes (requests, tool results): no response has them.
 const INPUT_ONLY = new Set(["Part:image", "Part:tool_result", "Part:cache"]);
@@ -26,20 +27,18 @@ const NOT_RECORDED = new Map([
   ["Part:file", ["url", "filename"]],
 ]);
 
-/** type alias name -> its TypeNode, from index.d.ts. */
+/** type alias name -> its TypeNode, and class name -> its node, from the typings. */
 function aliases() {
-  const file = ts.createSourceFile(
-    "index.d.ts",
-    readFileSync(dts, "utf8"),
-    ts.ScriptTarget.Latest,
-    true,
-  );
   const out = new Map();
   const classes = new Map();
-  file.forEachChild((node) => {
-    if (ts.isTypeAliasDeclaration(node)) out.set(node.name.text, node.type);
-    if (ts.isClassDeclaration(node) && node.name) classes.set(node.name.text, node);
-  });
+  for (const name of DTS) {
+    const text = readFileSync(new URL(`../../src/shell/js/${name}`, import.meta.url), "utf8");
+    const file = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
+    file.forEachChild((node) => {
+      if (ts.isTypeAliasDeclaration(node)) out.set(node.name.text, node.type);
+      if (ts.isClassDeclaration(node) && node.name) classes.set(node.name.text, node);
+    });
+  }
   return { out, classes };
 }
 

@@ -1,5 +1,10 @@
 // Type declarations for skyl. Every object in and out is plain JSON: a
 // history saved with JSON.stringify and loaded again replays identically.
+// The tool runner's types are in runner.d.ts, the errors' in
+// error-types.d.ts; this file exports them all.
+import type { RunRequest, RunResult } from "./runner.js";
+export * from "./runner.js";
+export * from "./error-types.js";
 
 export type Provider = "openai" | "openaicompat" | "anthropic" | "gemini" | "responses" | "bedrock";
 /** The providers this entry speaks: all six from "skyl", fewer from "skyl/openai" (openai, openaicompat, responses), "skyl/anthropic", "skyl/gemini", "skyl/bedrock". */
@@ -446,108 +451,6 @@ export declare class StreamResult implements AsyncIterable<StreamEvent> {
   abort(reason?: unknown): void;
 }
 
-/** What a tool's `execute` gets besides its arguments. */
-export type ToolContext = {
-  call: ToolCall;
-  /** Aborted when the run is aborted or the tool's `timeout` passes. */
-  signal: AbortSignal;
-  /** The step (1-based) whose turn made the call; 0 for a call of the history. */
-  step: number;
-};
-
-/** A call's parsed arguments (an object, checked against the tool's `parameters`). */
-export type ToolArgs = { [name: string]: unknown };
-
-// (Method types: a function that declares its own argument type, such as
-// `({ city }: { city: string }) => ...`, is accepted.)
-type Execute = { f(args: ToolArgs, context: ToolContext): unknown }["f"];
-type NeedsApproval = { f(args: ToolArgs, call: ToolCall): boolean }["f"];
-
-/** A tool `client.run` can run: a `Tool` with what the runner needs. */
-export type RunTool = Tool & {
-  /**
-   * Runs the call: `args` is the parsed arguments object, already checked
-   * against `parameters`. A string result is sent as is, anything else as
-   * JSON; a throw becomes an error result with its message. Without it,
-   * the call is handed back (`stopReason: "client_tool"`).
-   */
-  execute?: Execute;
-  /** Ask before running (a boolean, or decided per call: the function is asked once per call, a throw meaning yes). */
-  needsApproval?: boolean | NeedsApproval;
-  /** It changes nothing: it may start as soon as its call is whole, while the turn streams. */
-  readOnly?: boolean;
-  /** Milliseconds before the call becomes a "timed out" error result and its signal aborts. */
-  timeout?: number;
-};
-
-/** A `Request` for `client.run`. */
-export type RunRequest = Omit<Request, "tools"> & {
-  tools?: RunTool[];
-  /** Model requests at most (default 20). */
-  maxSteps?: number;
-  /** At the step limit, one more request with `toolChoice: "none"`, so the run ends in text. */
-  finalAnswer?: boolean;
-  /** Tools running at once at most (default: no limit). */
-  maxConcurrency?: number;
-  /**
-   * Decides each call that needs approval; without it the run stops
-   * `approval_pending`. One that throws fails the run with a `SkylError` of
-   * code `callback` (path `approve()`).
-   */
-  approve?: (
-    call: ToolCall,
-    args: ToolArgs,
-  ) => Promise<boolean | { deny: string }> | boolean | { deny: string };
-  /** Decisions by call id, to resume a run that stopped `approval_pending`. */
-  approvals?: { [callId: string]: boolean };
-};
-
-export type StopReason = "done" | "max_steps" | "truncated" | "client_tool" | "approval_pending";
-
-/** Every event of a run: each step's stream events (with `step`) and the runner's own. */
-export type RunEvent =
-  | (StreamEvent & { step: number })
-  | { type: "step_start"; step: number }
-  | { type: "tool_start"; step: number; call: ToolCall }
-  | {
-      type: "tool_result";
-      step: number;
-      call: ToolCall;
-      result: ToolResultPart;
-      durationMs: number;
-    }
-  | { type: "approval_request"; step: number; call: ToolCall }
-  | { type: "step_finish"; step: number; response: Response };
-
-export type RunOutcome = {
-  /** Only the new messages (assistant and tool turns), ready to append to the history. */
-  messages: Message[];
-  /** The last step's response. */
-  response: Response;
-  /** Every step's response. */
-  steps: Response[];
-  stopReason: StopReason;
-  /** Summed over the steps. */
-  usage: Usage;
-  /** The calls handed back (`client_tool`) or waiting for a decision (`approval_pending`). */
-  pending: ToolCall[];
-};
-
-/** What `client.run()` returns. */
-export declare class RunResult implements AsyncIterable<RunEvent> {
-  private constructor();
-  /** Every event, as it happens (iterate once; leaving the loop early stops the run). */
-  [Symbol.asyncIterator](): AsyncIterator<RunEvent>;
-  /**
-   * The run's outcome. It rejects with the error that ended the run; that
-   * error's `messages` (and an `AbortError`'s `partial.messages`) hold the
-   * new messages so far, every call answered, so the history replays.
-   */
-  result(): Promise<RunOutcome>;
-  /** Stops the run: its stream and every running tool's signal; nothing starts after. */
-  abort(reason?: unknown): void;
-}
-
 export declare class Client {
   constructor(options: ClientOptions);
   readonly provider: Provider;
@@ -631,77 +534,3 @@ export declare function toolErrorMessage(callId: string, error: unknown): Messag
 export declare function validateTool(tool: Tool): void;
 export declare function validateToolCall(call: ToolCall): void;
 export declare function validateRequest(request: Request): void;
-
-export type ErrorCode =
-  | "invalid_request"
-  | "invalid_options"
-  | "callback"
-  | "already_consumed"
-  | "not_ready"
-  | "bad_request"
-  | "authentication"
-  | "permission"
-  | "not_found"
-  | "request_timeout"
-  | "conflict"
-  | "rate_limit"
-  | "overloaded"
-  | "server"
-  | "api_error"
-  | "network"
-  | "timeout"
-  | "abort"
-  | "stream_ended_early"
-  | "malformed_stream"
-  | "event_too_large"
-  | "invalid_response"
-  | "content_filter"
-  | "panic";
-
-/** The base class of every error skyl throws. The API key never appears in it. */
-export declare class SkylError extends Error {
-  readonly code: ErrorCode;
-  readonly provider?: Provider | "unknown";
-  readonly retryable: boolean;
-  readonly status?: number;
-  /** The provider's error type, e.g. "rate_limit_error" or "RESOURCE_EXHAUSTED". */
-  readonly providerType?: string;
-  readonly providerCode?: string;
-  readonly param?: string;
-  readonly requestId?: string;
-  readonly retryAfterMs?: number;
-  /** True when the error came inside a successful (200) response. */
-  readonly inBand?: boolean;
-  /** Whether any event had been handed out before the error. */
-  readonly eventsEmitted?: boolean;
-  /** For invalid requests and options: the offending field. */
-  readonly path?: string;
-  /** What had been assembled before a stream failed (for `client.embed`: an {@link EmbedPartial}). */
-  readonly partial?: Response | EmbedPartial;
-  /** The provider's error body as received. */
-  readonly body?: string;
-  /** With a `fallback` chain that failed for good: the providers that failed before the last one (whose error this is), in order. */
-  readonly attempts?: FailedAttempt[];
-}
-export declare class APIError extends SkylError {}
-export declare class BadRequestError extends APIError {}
-export declare class AuthenticationError extends APIError {}
-export declare class PermissionDeniedError extends APIError {}
-export declare class NotFoundError extends APIError {}
-export declare class RateLimitError extends APIError {}
-export declare class OverloadedError extends APIError {}
-export declare class InternalServerError extends APIError {}
-export declare class ConnectionError extends SkylError {}
-export declare class TimeoutError extends SkylError {}
-export declare class AbortError extends SkylError {}
-export declare class StreamEndedEarlyError extends SkylError {
-  readonly partial?: Response;
-}
-export declare class MalformedStreamError extends SkylError {
-  readonly partial?: Response;
-}
-export declare class ContentFilterError extends SkylError {
-  readonly partial?: Response;
-}
-export declare class InvalidRequestError extends SkylError {}
-export declare class PanicError extends SkylError {}
