@@ -303,23 +303,41 @@ function fileTable() {
 problems.push(...fileTable());
 problems.push(...fileLengths());
 
-// CONTRIBUTING.md's small files: under MAX_LINES lines, a Rust file counted
-// up to its test module (the first `#[cfg(test)]` or `#[cfg(all(test, ...))]`
-// item), the JS half whole.
+// Every file of these folders whose name ends so (recursively, without
+// node_modules and fixtures).
+function sources(dir, ends) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory())
+      return ["node_modules", "fixtures", "pkg", "target"].includes(e.name) ? [] : sources(p, ends);
+    return ends.some((x) => e.name.endsWith(x)) ? [p] : [];
+  });
+}
+
+// CONTRIBUTING.md's small files: under MAX_LINES lines, a Rust file of src/
+// counted up to its test module (the first `#[cfg(test)]` or
+// `#[cfg(all(test, ...))]` item); the JS half and its typings, the tests,
+// the scripts, the bench and the demo whole.
 function fileLengths() {
   const found = [];
-  const js = join(src, "shell", "js");
-  const jsFiles = readdirSync(js)
-    .filter((f) => f.endsWith(".js"))
-    .map((f) => join(js, f));
-  for (const file of [...all.filter((f) => !skip.has(f)), ...jsFiles]) {
+  const whole = [
+    ...sources(join(src, "shell", "js"), [".js", ".d.ts"]),
+    ...sources(join(root, "tests"), [".rs", ".mjs", ".ts"]),
+    ...["scripts", "bench", "www", "examples"].flatMap((d) =>
+      sources(join(root, d), [".mjs", ".js", ".rs"]),
+    ),
+  ];
+  for (const file of [...all.filter((f) => !skip.has(f)), ...whole]) {
     const lines = readFileSync(file, "utf8").split("\n");
-    const test = file.endsWith(".rs")
-      ? lines.findIndex((l) => /^#\[cfg\((all\()?test\b/.test(l))
-      : -1;
+    const test =
+      file.startsWith(src) && file.endsWith(".rs")
+        ? lines.findIndex((l) => /^#\[cfg\((all\()?test\b/.test(l))
+        : -1;
     const n = test < 0 ? lines.length : test;
     if (n >= MAX_LINES)
-      found.push(`${relative(root, file)} has ${n} lines (above its tests): split it by concern`);
+      found.push(
+        `${relative(root, file)} has ${n} lines${test < 0 ? "" : " (above its tests)"}: split it by concern`,
+      );
   }
   return found;
 }
@@ -336,5 +354,5 @@ if (problems.length > 0) {
 }
 console.log(
   `layers: ${all.length - skip.size} shipped files, no upward import, no circle; ` +
-    `ARCHITECTURE.md's file table names every file under src/; every file under ${MAX_LINES} lines`,
+    `ARCHITECTURE.md's file table names every file under src/; every file of src/, tests/, scripts/, bench/, www/ and examples/ under ${MAX_LINES} lines`,
 );
