@@ -188,6 +188,7 @@ impl BoundaryEmbed {
         let which = match step {
             SEND => Timeout::FirstByte,
             READ => Timeout::Idle,
+            WAIT => return self.delay as f64,
             _ => return 0.0,
         };
         match &self.machine {
@@ -202,11 +203,6 @@ impl BoundaryEmbed {
             Ok(m) => m.timers().total_ms.unwrap_or(0) as f64,
             Err(_) => 0.0,
         }
-    }
-
-    /// The wait of the last [`WAIT`].
-    pub(crate) fn delay(&self) -> f64 {
-        self.delay as f64
     }
 
     /// The result, once every worker is idle: [`DONE`] with

@@ -214,6 +214,7 @@ impl BoundaryRun {
     }
 
     fn code(&mut self, step: Step) -> u32 {
+        self.delay = 0;
         self.timer = match &self.machine {
             Ok(m) => m.timer(&step).map(|(which, _)| which),
             Err(_) => None,
@@ -434,11 +435,12 @@ impl BoundaryRun {
         }
     }
 
-    /// The timer of the step being carried out, in milliseconds (0: none).
+    /// The timer of the step being carried out, in milliseconds (0: none):
+    /// for a [`WAIT`], the wait.
     pub fn timer_ms(&self) -> f64 {
         match (&self.machine, self.timer) {
             (Ok(m), Some(which)) => m.timers().get(which).unwrap_or(0) as f64,
-            _ => 0.0,
+            _ => self.delay as f64,
         }
     }
 
@@ -448,11 +450,6 @@ impl BoundaryRun {
             Ok(m) => m.timers().total_ms.unwrap_or(0) as f64,
             Err(_) => 0.0,
         }
-    }
-
-    /// The wait of the last [`WAIT`].
-    pub fn delay(&self) -> f64 {
-        self.delay as f64
     }
 
     /// The error that stopped the request (`{"error": ...}`), or `""`.

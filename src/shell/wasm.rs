@@ -144,7 +144,8 @@ impl Run {
         self.inner.abort(reason)
     }
 
-    /// The current step's timer in milliseconds (0: none).
+    /// The current step's timer in milliseconds (0: none); a `WAIT`'s
+    /// is its wait.
     #[wasm_bindgen(js_name = timerMs)]
     pub fn timer_ms(&self) -> f64 {
         self.inner.timer_ms()
@@ -154,11 +155,6 @@ impl Run {
     #[wasm_bindgen(js_name = totalMs)]
     pub fn total_ms(&self) -> f64 {
         self.inner.total_ms()
-    }
-
-    /// The retry wait in milliseconds.
-    pub fn delay(&self) -> f64 {
-        self.inner.delay()
     }
 
     /// The error that stopped the request, or `""`.
@@ -371,7 +367,7 @@ impl Embed {
         self.inner.abort(reason)
     }
 
-    /// The timer of a step, in milliseconds.
+    /// The timer of a step, in milliseconds (a `WAIT`'s: its wait).
     #[wasm_bindgen(js_name = timerMs)]
     pub fn timer_ms(&self, step: u32) -> f64 {
         self.inner.timer_ms(step)
@@ -381,11 +377,6 @@ impl Embed {
     #[wasm_bindgen(js_name = totalMs)]
     pub fn total_ms(&self) -> f64 {
         self.inner.total_ms()
-    }
-
-    /// The wait of the last `WAIT`.
-    pub fn delay(&self) -> f64 {
-        self.inner.delay()
     }
 
     /// The result's code; its text in `takeOutput`.

@@ -30,8 +30,8 @@
 //       ENDED, DELIVERED, WAITED, and UNREACHABLE and LOST with their
 //       cause). expired(total) and abort(reason) return
 //       what to cancel (`CANCEL`); stopped() is then the error. timerMs()
-//       is the limit of the timer that runs during the current step,
-//       totalMs() the total one, delay() the wait of a WAIT.
+//       is the limit of the timer that runs during the current step (of
+//       a WAIT: the wait), totalMs() the total one.
 //
 // A stream result (BoundaryStream::feed and ::finish in src/shell/boundary.rs):
 //

@@ -202,7 +202,7 @@ export class Embed {
 
   async wait(w) {
     this.cut(w);
-    const ms = call(() => this.m.delay());
+    const ms = call(() => this.m.timerMs(STEP.WAIT));
     await sleep(ms, this.halted.signal);
     return call(() => this.m.input(w, INPUT.WAITED));
   }

@@ -423,7 +423,7 @@ export class Run {
   /** WAIT: closes the failed attempt's connection, then waits; stop() ends the wait. */
   async wait() {
     this.cut();
-    const ms = call(() => this.m.delay());
+    const ms = call(() => this.m.timerMs());
     this.halted ??= new AbortController();
     // (0 ms: the switch to a fallback, or a token to renew.)
     if (ms) await sleep(ms, this.halted.signal);
