@@ -67,6 +67,10 @@ pub(crate) struct Adapter {
     /// How it signs each attempt with a config's AWS credentials at the
     /// driver's clock (Bedrock's SigV4); `None`: it takes none.
     pub(crate) sign: Option<fn(&crate::ClientConfig, &mut crate::HttpRequest, u64)>,
+    /// Why it cannot turn a request's tools off (`toolChoice: "none"`),
+    /// if it cannot: such a request is refused before it is sent, and so
+    /// is a run's final answer at the run's start.
+    pub(crate) no_tool_choice_none: Option<&'static str>,
 }
 
 /// A status and headers in, an error's type and kind out.

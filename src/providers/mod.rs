@@ -25,7 +25,7 @@ use crate::framing::{Frame, Framing};
 use crate::http::HttpRequest;
 use crate::json::read;
 use crate::model::validate::validate_request;
-use crate::model::{Raw, Request, Response};
+use crate::model::{Raw, Request, Response, ToolChoice, ToolChoiceMode};
 use serde_json::Value;
 
 #[cfg(feature = "anthropic")]
@@ -220,6 +220,13 @@ pub fn encode_request(
         config,
     };
     let adapter = provider.built()?;
+    if let (Some(why), Some(ToolChoice::Mode(ToolChoiceMode::None))) =
+        (adapter.no_tool_choice_none, &request.tool_choice)
+    {
+        if !request.tools.is_empty() {
+            return Err(Error::invalid_request("toolChoice", why));
+        }
+    }
     let (url, headers, body) = (adapter.encode)(&input)?;
     let mut body = body
         .finish()

@@ -64,6 +64,34 @@ impl Fallback {
         self.on.push(status);
         self
     }
+
+    /// A run's final answer ([`crate::RunLimits::final_answer`]) sends
+    /// `request` with its tools turned off (`toolChoice: "none"`) when the
+    /// step limit is reached. Every provider of the chain that starts with
+    /// `config` must take that, or the run is refused at its start, naming
+    /// `finalAnswer` (`fallback[0].finalAnswer` for a fallback entry's
+    /// provider), before anything is sent (not after its last step).
+    pub(crate) fn check_final_answer(
+        &self,
+        config: &ClientConfig,
+        request: &Request,
+    ) -> Result<(), Error> {
+        if request.tools.is_empty() {
+            return Ok(());
+        }
+        let mut c = config;
+        for i in 0.. {
+            let adapter = c.provider.and_then(Provider::adapter);
+            if let Some(why) = adapter.and_then(|a| a.no_tool_choice_none) {
+                return Err(in_entry(i, Error::invalid_request("finalAnswer", why)));
+            }
+            match self.chain.get(i) {
+                Some((next, _)) => c = next,
+                None => break,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The run's providers and where it stands among them.

@@ -438,3 +438,41 @@ fn a_request_the_driver_cannot_make_fails_naming_the_entry_being_tried() {
     let mut m = chain(hi(), once());
     assert_eq!(path(m.refused(refused())), "driver");
 }
+
+/// A run's final answer turns the tools off: every provider of the chain
+/// must take that, or the run is refused at its start, naming
+/// `finalAnswer` and the entry that cannot (Bedrock has no tool choice
+/// `none`). Without tools, nothing needs turning off.
+#[cfg(feature = "bedrock")]
+#[test]
+fn a_final_answer_is_checked_against_every_provider_of_the_chain() {
+    let mut request = hi();
+    request.tools = vec![crate::model::Tool {
+        name: "get_weather".into(),
+        ..crate::model::Tool::default()
+    }];
+    let openai = ClientConfig::new(Provider::OpenAi).with_model("gpt");
+    let bedrock = ClientConfig::new(Provider::Bedrock)
+        .with_region("us-east-1")
+        .with_model("m");
+    let refused = |r: Result<(), Error>| match r {
+        Err(Error::InvalidRequest { path, message }) => (path, message),
+        other => panic!("{other:?}"),
+    };
+    let none = Fallback::new();
+    assert_eq!(none.check_final_answer(&openai, &request), Ok(()));
+    let (path, m) = refused(none.check_final_answer(&bedrock, &request));
+    assert_eq!(path, "finalAnswer");
+    assert_eq!(
+        m,
+        "Bedrock's Converse API has no tool choice \"none\": a request's tools cannot be turned \
+         off"
+    );
+    let to_bedrock = Fallback::new().then(bedrock.clone(), once());
+    let (path, _) = refused(to_bedrock.check_final_answer(&openai, &request));
+    assert_eq!(path, "fallback[0].finalAnswer");
+    let to_openai = Fallback::new().then(openai, once());
+    assert!(to_openai.check_final_answer(&bedrock, &request).is_err());
+    // No tools: Bedrock sends the final answer as any request.
+    assert_eq!(none.check_final_answer(&bedrock, &hi()), Ok(()));
+}

@@ -54,7 +54,10 @@ pub struct RunLimits {
     /// Model requests at most (20 by default), the final answer's aside.
     pub max_steps: u32,
     /// When the step limit is reached, send one more request with the tools
-    /// turned off (`toolChoice: none`), so that the run ends in text.
+    /// turned off (`toolChoice: none`), so that the run ends in text. The
+    /// drivers (`client.run`, `skyl::web::Client::run`) refuse it at the
+    /// run's start where a provider of the client's chain cannot send that
+    /// request with tools (Bedrock's Converse API has no choice `none`).
     pub final_answer: bool,
 }
 

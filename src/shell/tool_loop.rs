@@ -59,7 +59,11 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn run_options(json: &str, request: &crate::model::Request) -> Result<RunOptions, Error> {
+fn run_options(
+    json: &str,
+    request: &crate::model::Request,
+    options: &Options,
+) -> Result<RunOptions, Error> {
     let v = read::parse(json).unwrap_or(Value::Null);
     let max_steps = match v.get("maxSteps") {
         None | Some(Value::Null) => 20,
@@ -82,6 +86,9 @@ fn run_options(json: &str, request: &crate::model::Request) -> Result<RunOptions
             ))
         }
     };
+    if limits.final_answer {
+        (options.fallback).check_final_answer(&options.config, request)?;
+    }
     let run = strings(v.get("run"));
     let read_only = strings(v.get("readOnly"));
     let specs = (request.tools.iter())
@@ -125,7 +132,7 @@ impl BoundaryLoop {
     pub fn new(config_json: &str, request_json: &str, options_json: &str) -> Self {
         let (label, input) = config_and_request(config_json, request_json);
         let runner = input.and_then(|(options, request)| {
-            let o = run_options(options_json, &request)?;
+            let o = run_options(options_json, &request, &options)?;
             let asks = |c: &ToolCall| o.asks.contains(&c.id);
             let runner = Runner::new(request, o.specs, o.limits, &o.approvals, &asks)?;
             Ok((runner, options))

@@ -232,6 +232,19 @@ impl Client {
             .refusing(self.exposed())
     }
 
+    /// With a final answer, whether every provider of the chain can take
+    /// its request ([`Fallback`]'s check, as the npm package's run does).
+    pub(crate) fn check_final_answer(
+        &self,
+        request: &Request,
+        limits: crate::RunLimits,
+    ) -> Result<(), Error> {
+        if !limits.final_answer {
+            return Ok(());
+        }
+        self.fallback.check_final_answer(&self.config, request)
+    }
+
     /// In a browser page, the error of the first config of this client's
     /// that would show a credential to every visitor
     /// ([`ClientConfig::browser`]); nothing is sent then.

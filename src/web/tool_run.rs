@@ -130,8 +130,9 @@ impl ToolRun {
             })
             .collect();
         // (A key in a browser page: refused before a tool of the history runs.)
-        let checked =
-            check_handlers(&handlers, request).and_then(|()| client.exposed().map_or(Ok(()), Err));
+        let checked = check_handlers(&handlers, request)
+            .and_then(|()| client.exposed().map_or(Ok(()), Err))
+            .and_then(|()| client.check_final_answer(request, options.limits));
         let handlers = Rc::new(handlers);
         let asked = |c: &ToolCall| asks(&handlers, c);
         let made = checked.and_then(|()| {

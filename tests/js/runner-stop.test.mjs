@@ -4,7 +4,7 @@
 // decisions are the core's, src/runner.rs).
 import { test, describe, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { skyl, useMock, client, ask, PROVIDERS, sleep, eventually } from "./helpers.mjs";
+import { skyl, useMock, client, against, ask, PROVIDERS, sleep, eventually } from "./helpers.mjs";
 import { QUESTION, weather, convert, drain, results, callsOf } from "./runner-tools.mjs";
 
 const mock = useMock();
@@ -98,6 +98,34 @@ describe("client.run stops", () => {
     assert.equal(final.steps.length, 2);
     assert.ok(final.response.text.length > 0);
     assert.deepEqual(mock.requests[1].body.tool_choice, { type: "none" });
+  });
+
+  test("finalAnswer where a provider of the chain cannot turn the tools off: refused at the start", async () => {
+    // Bedrock's Converse API has no tool choice "none", and a conversation
+    // with tool calls needs its tools: the last request could not be sent.
+    const own = client(mock, "bedrock");
+    const chained = client(mock, "openai", { fallback: [against(mock, "bedrock")] });
+    for (const [c, path] of [
+      [own, "finalAnswer"],
+      [chained, "fallback[0].finalAnswer"],
+    ]) {
+      let ran = 0;
+      const tools = [weather({ execute: () => ran++ }), convert()];
+      const run = c.run({ messages: ask(QUESTION), tools, maxSteps: 1, finalAnswer: true });
+      await assert.rejects(run.result(), (e) => {
+        assert.ok(e instanceof skyl.InvalidRequestError, String(e));
+        assert.equal(e.path, path);
+        assert.match(e.message, /Bedrock's Converse API has no tool choice "none"/);
+        return true;
+      });
+      assert.equal(ran, 0);
+    }
+    assert.equal(mock.requests.length, 0, "nothing sent");
+    // Without it, the step limit ends the run as before.
+    const capped = await own
+      .run({ messages: ask(QUESTION), tools: [weather(), convert()], maxSteps: 1 })
+      .result();
+    assert.equal(capped.stopReason, "max_steps");
   });
 
   test("approve: asked per call; a denial becomes an error result with its reason", async () => {

@@ -362,6 +362,36 @@ async fn the_step_limit_and_the_final_answer() {
     assert!(!outcome.response().unwrap().text.is_empty());
 }
 
+/// A final answer that a provider of the chain cannot send (Bedrock has no
+/// tool choice "none") is refused at the run's start: nothing runs or is
+/// sent, where the run would have failed after its last step.
+#[wasm_bindgen_test]
+async fn a_final_answer_bedrock_cannot_send_is_refused_at_the_start() {
+    let (scenario, own) = counted("runner-final-bedrock", Provider::Bedrock, &[]);
+    let scenario_pair = [("scenario", scenario.as_str())];
+    let chained = client(Provider::OpenAi, &scenario_pair).with_fallback(
+        skyl::Fallback::new().then(config(Provider::Bedrock, &scenario_pair), quick_retries(0)),
+    );
+    let last = RunOptions::default().with_limits(RunLimits::new(1).with_final_answer());
+    for (c, expected) in [(own, "finalAnswer"), (chained, "fallback[0].finalAnswer")] {
+        let ran = Rc::new(Cell::new(0));
+        let seen = Rc::clone(&ran);
+        let list = vec![Handler::new("get_weather", move |_, _| {
+            seen.set(seen.get() + 1);
+            async { Ok(String::new()) }
+        })];
+        let failure = c.run(&question(), list, last.clone()).result().await;
+        let failure = failure.unwrap_err();
+        let Error::InvalidRequest { path, message } = failure.error else {
+            panic!("{:?}", failure.error)
+        };
+        assert_eq!(path, expected);
+        assert!(message.contains("no tool choice \"none\""), "{message}");
+        assert_eq!(ran.get(), 0);
+    }
+    assert_eq!(received(&scenario).await.len(), 0);
+}
+
 #[wasm_bindgen_test]
 async fn a_pause_waits_for_the_running_calls_so_none_runs_twice() {
     let client = client(Provider::Responses, &[]);

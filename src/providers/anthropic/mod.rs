@@ -37,6 +37,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 /// Why `anthropic` cannot embed, and where to go instead.

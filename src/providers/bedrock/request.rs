@@ -216,16 +216,11 @@ fn write_system(body: &mut Obj, req: &Request) -> Result<(), Error> {
 }
 
 /// `toolConfig`: the tools (a cache point after a marked one) and the
-/// choice. Converse has no choice `none`.
+/// choice. Converse has no choice `none` (the adapter's
+/// `no_tool_choice_none`: refused before this).
 fn write_tools(body: &mut Obj, req: &Request) -> Result<(), Error> {
     if req.tools.is_empty() {
         return Ok(());
-    }
-    if let Some(ToolChoice::Mode(ToolChoiceMode::None)) = req.tool_choice {
-        return Err(Error::invalid_request(
-            "toolChoice",
-            "Bedrock's Converse API has no tool choice \"none\": leave the tools out",
-        ));
     }
     let mut config = body.object("toolConfig");
     {

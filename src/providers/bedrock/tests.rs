@@ -271,3 +271,30 @@ fn provider_options_and_auth() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Converse has no tool choice "none": a request with tools that asks for
+/// it is refused by name, nothing encoded; without tools there is nothing
+/// to turn off, and the request goes as any.
+#[test]
+fn a_tool_choice_of_none_with_tools_is_refused() {
+    use crate::model::{Tool, ToolChoice, ToolChoiceMode};
+    let mut request = hi();
+    request.tool_choice = Some(ToolChoice::Mode(ToolChoiceMode::None));
+    let config = signed_config();
+    assert!(encode_request(&config, &request, true).is_ok());
+    request.tools = vec![Tool {
+        name: "get_weather".into(),
+        ..Tool::default()
+    }];
+    match encode_request(&config, &request, true) {
+        Err(Error::InvalidRequest { path, message }) => {
+            assert_eq!(path, "toolChoice");
+            assert_eq!(
+                message,
+                "Bedrock's Converse API has no tool choice \"none\": a request's tools cannot \
+                 be turned off"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

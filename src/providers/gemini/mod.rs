@@ -40,6 +40,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 pub(crate) use stream::TurnState;

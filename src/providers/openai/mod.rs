@@ -38,6 +38,7 @@ pub(crate) const OPENAI: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 /// The provider table's entry for OpenAI-compatible servers: the same
@@ -55,6 +56,7 @@ pub(crate) const COMPAT: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 pub(crate) use compat::Dialect;

@@ -63,6 +63,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 /// The default base URL.

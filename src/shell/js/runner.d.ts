@@ -50,7 +50,7 @@ export type RunRequest = Omit<Request, "tools"> & {
   tools?: RunTool[];
   /** Model requests at most (default 20). */
   maxSteps?: number;
-  /** At the step limit, one more request with `toolChoice: "none"`, so the run ends in text. */
+  /** At the step limit, one more request with `toolChoice: "none"`, so the run ends in text (refused at the start where a provider of the chain cannot send it: Bedrock). */
   finalAnswer?: boolean;
   /** Tools running at once at most (default: no limit). */
   maxConcurrency?: number;
