@@ -4,8 +4,8 @@
 //! each request, runs the tools the [`Runner`] hands it, and tells it what
 //! happened; the runner never sleeps, sends or runs anything itself.
 //!
-//! The npm package's `client.run` drives it (through `shell/tool_loop.rs`);
-//! `skyl::web` does not yet. Still open: a forced `tool_choice` is sent
+//! The npm package's `client.run` drives it (through `shell/tool_loop.rs`),
+//! and so does `skyl::web::Client::run` (`web/tool_run.rs`). Still open: a forced `tool_choice` is sent
 //! again at every step; the results of a turn that mixes client tools and
 //! the driver's go back in two messages; and [`ToolSpec`] repeats what
 //! [`Request::tools`] declares, unchecked (the npm shell builds it from

@@ -254,6 +254,19 @@ async function runner() {
   const out: RunOutcome = await run.result();
   const why: StopReason = out.stopReason;
   const history: Message[] = out.messages;
+  // A run's error keeps the new messages; an abort's partial too.
+  await client
+    .run({ messages: [] })
+    .result()
+    .catch((e: unknown) => {
+      if (e instanceof SkylError) {
+        const kept: Message[] | undefined = e.messages;
+        const steps: number | undefined = e.steps?.length;
+        if (e.partial && "steps" in e.partial) history.push(...e.partial.messages);
+        void kept;
+        void steps;
+      }
+    });
   run.abort("bye");
   // @ts-expect-error: maxSteps is a number
   client.run({ messages: [], maxSteps: "5" });

@@ -1,5 +1,6 @@
 // Type declarations for skyl's errors (re-exported by index.d.ts).
-import type { EmbedPartial, FailedAttempt, Provider, Response } from "./index.js";
+import type { EmbedPartial, FailedAttempt, Message, Provider, Response } from "./index.js";
+import type { RunPartial } from "./runner.js";
 
 export type ErrorCode =
   | "invalid_request"
@@ -45,8 +46,12 @@ export declare class SkylError extends Error {
   readonly eventsEmitted?: boolean;
   /** For invalid requests and options: the offending field. */
   readonly path?: string;
-  /** What had been assembled before a stream failed (for `client.embed`: an {@link EmbedPartial}). */
-  readonly partial?: Response | EmbedPartial;
+  /** What had been assembled before a stream failed (for `client.embed`: an {@link EmbedPartial}; for `client.run`'s `AbortError`: a {@link RunPartial}). */
+  readonly partial?: Response | EmbedPartial | RunPartial;
+  /** With an error that ended a `client.run`: the run's new messages so far, every call answered, so the history replays. */
+  readonly messages?: Message[];
+  /** With an error that ended a `client.run`: every step's response so far. */
+  readonly steps?: Response[];
   /** The provider's error body as received. */
   readonly body?: string;
   /** With a `fallback` chain that failed for good: the providers that failed before the last one (whose error this is), in order. */

@@ -348,7 +348,7 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
   /** `openaicompat`: ask for usage in streams (`stream_options`). */
   includeUsage?: boolean;
-  /** `bedrock`: the AWS region of the endpoint, e.g. "us-east-1" (needed unless a baseURL is given). */
+  /** `bedrock`: the AWS region of the endpoint, e.g. "us-east-1" (needed with `credentials`; with an API key, a baseURL may take its place). */
   region?: string;
   /**
    * `bedrock`: AWS credentials; each attempt is signed with SigV4. Or an
@@ -356,8 +356,9 @@ export type ClientOptions = {
    * needs them, once however many wait, and again 5 minutes before their
    * `expiration`. Without them, `apiKey` is a Bedrock API key, sent as a
    * bearer token. A callback that throws fails the request with a
-   * `SkylError` of code `callback` (path `credentials()`), its error as
-   * the `cause`.
+   * `SkylError` of code `callback` (path `credentials()`, or
+   * `fallback[0].credentials()` for a fallback entry's), its error as the
+   * `cause`.
    */
   credentials?:
     | AwsCredentials
@@ -375,7 +376,8 @@ export type ClientOptions = {
    * a request needs one, once however many wait, again 5 minutes before
    * `expiresAt`, and once more after a 401. A callback that throws fails
    * the request with a `SkylError` of code `callback` (path
-   * `accessToken()`), its error as the `cause`.
+   * `accessToken()`, or `fallback[0].accessToken()` for a fallback
+   * entry's), its error as the `cause`.
    */
   accessToken?:
     | string
@@ -399,7 +401,7 @@ export type ClientOptions = {
   fallbackOn?: number[];
 };
 
-/** One provider of a `fallback` chain: its own provider, model, key, endpoint, headers and retries (the client's by default). */
+/** One provider of a `fallback` chain: its own provider, model, key, endpoint, headers and credentials. Only `maxRetries` defaults to the client's: an entry without `apiKey` or `headers` sends none. */
 export type FallbackOptions = Pick<
   ClientOptions,
   | "provider"

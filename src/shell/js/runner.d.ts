@@ -98,6 +98,9 @@ export type RunOutcome = {
   pending: ToolCall[];
 };
 
+/** An aborted run's `partial`: its new messages so far (started calls answered "cancelled") and every step's response. */
+export type RunPartial = { messages: Message[]; steps: Response[] };
+
 /** What `client.run()` returns. */
 export declare class RunResult implements AsyncIterable<RunEvent> {
   private constructor();
