@@ -7,7 +7,7 @@
 use super::boundary::Writer;
 use super::response_text;
 use super::Options;
-use super::{config_and_request, error_json, error_json_with, http_text, provider_named};
+use super::{config_and_request, error_json_with, http_text, provider_named};
 use crate::error::{Error, Timeout};
 use crate::json::read::parse;
 use crate::model::from_json::string_pairs;
@@ -455,9 +455,9 @@ impl BoundaryRun {
     /// The error that stopped the request (`{"error": ...}`), or `""`.
     pub fn stopped(&self) -> String {
         match &self.machine {
-            Ok(m) => m
-                .stopped()
-                .map_or_else(String::new, |e| error_json(&e, self.label)),
+            Ok(m) => m.stopped().map_or_else(String::new, |e| {
+                error_json_with(&e, self.label, None, m.failed_attempts())
+            }),
             Err(_) => String::new(),
         }
     }

@@ -114,6 +114,37 @@ describe("fallback", () => {
     assert.equal(mock.requests.length, 1);
   });
 
+  test("an abort or the total timeout while the next provider is tried: the error lists who failed", async () => {
+    // The first provider fails (529); the next one takes 2 s to answer.
+    const slow = (options) =>
+      client(mock, "openai", {
+        mockOptions: { fail: "529", scenario: `first ${Math.random()}` },
+        maxRetries: 0,
+        fallback: [
+          against(mock, "anthropic", {
+            maxRetries: 0,
+            mockOptions: { first_byte_delay: 2000, scenario: `next ${Math.random()}` },
+          }),
+        ],
+        ...options,
+      });
+    const failedBefore = (e) => e.attempts?.map((a) => [a.provider, a.error.code, a.error.status]);
+    const timed = await slow({ timeout: 500 })
+      .complete({ messages: ask("Hi") })
+      .catch((e) => e);
+    assert.ok(timed instanceof skyl.TimeoutError, String(timed));
+    assert.deepEqual(failedBefore(timed), [["openai", "overloaded", 529]]);
+    mock.reset();
+    const stream = slow().stream({ messages: ask("Hi") });
+    const done = collect(stream);
+    // (Once the next provider was asked.)
+    assert.ok(await eventually(() => paths().includes("/v1/messages")));
+    stream.abort("user left");
+    const { error } = await done;
+    assert.ok(error instanceof skyl.AbortError, String(error));
+    assert.deepEqual(failedBefore(error), [["openai", "overloaded", 529]]);
+  });
+
   test("a key the first provider echoes appears nowhere: not in attempts, events or the response", async () => {
     const first = "sk-first-provider-SECRET-1";
     const second = "sk-second-provider-SECRET-2";
