@@ -1,7 +1,7 @@
 //! skyl: one client for LLM chat APIs with tool calling (OpenAI Chat
 //! Completions, any OpenAI-compatible server, Anthropic Messages, Google
-//! Gemini, the OpenAI Responses API and Open Responses servers), as a
-//! sans-IO core: bytes in, events out.
+//! Gemini, the OpenAI Responses API and Open Responses servers, Amazon
+//! Bedrock's Converse API), as a sans-IO core: bytes in, events out.
 //!
 //! The crate performs no I/O, sleeps on no timer and reads no clock. A
 //! request becomes plain HTTP data ([`encode_request`] gives an
@@ -74,13 +74,14 @@
 //! [`Response`] says who answered ([`Response::provider`]) and who failed
 //! before ([`Response::attempts`]).
 //!
-//! For Amazon Bedrock (its adapter is coming), the core reads AWS's binary
-//! event stream ([`EventStreamParser`]) and signs requests with Signature
-//! Version 4 ([`sign_sigv4`]), both sans-IO.
+//! For Amazon Bedrock, the core reads AWS's binary event stream
+//! ([`EventStreamParser`]) and signs requests with Signature Version 4
+//! ([`sign_sigv4`]), both sans-IO.
 //!
 //! The Cargo features `openai` (Chat Completions, OpenAI-compatible
-//! servers and the Responses API), `anthropic` and `gemini` choose the adapters; all are on by
-//! default and at least one is needed. The README, the package's front
+//! servers and the Responses API), `anthropic`, `gemini` and `bedrock`
+//! choose the adapters; all four are on by default and at least one is
+//! needed. The README, the package's front
 //! page, has the JavaScript API; `ARCHITECTURE.md` in the repository maps
 //! the source.
 

@@ -38,9 +38,10 @@ enum Source {
 /// cancels. After each thing it did, it tells the machine what happened and
 /// gets the next [`Step`]. The machine holds every decision of the request:
 ///
-/// - the attempts, each with a request encoded anew (where per-attempt
-///   signing or a refreshed token will go), the header rules included
-///   ([`crate::encode_request`]);
+/// - the attempts, each with a request encoded anew, the header rules
+///   included ([`crate::encode_request`]), signed with the entry's AWS
+///   credentials at the driver's clock ([`RunMachine::at`]) or carrying
+///   its latest access token ([`RunMachine::set_access_token`]);
 /// - which timer runs during which step ([`RunMachine::timer`]) and what
 ///   each one ends when it fires ([`RunMachine::expired`]): the body (the
 ///   stream was already complete), the attempt, or the whole request;

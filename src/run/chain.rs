@@ -40,8 +40,9 @@ use crate::retry::RetryPolicy;
 pub struct Fallback {
     /// The providers after the client's own, each with its retry policy.
     pub chain: Vec<(ClientConfig, RetryPolicy)>,
-    /// Statuses that switch besides the default ones (400, 401, 403,
-    /// 404, ...): the JS option `fallbackOn`.
+    /// Statuses that also switch, such as 400, 401, 403 or 404 (by
+    /// default only 429, 5xx, overloads and transport failures do): the
+    /// JS option `fallbackOn`.
     pub on: Vec<u16>,
 }
 

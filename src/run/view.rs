@@ -31,8 +31,9 @@ impl RunMachine {
 
     /// What the stream had assembled, once events have been handed out: a
     /// driver reports it with a failure whose error keeps none of its own
-    /// (an event over the size limit, say; a stream's own errors and an
-    /// in-band error after events keep theirs, [`Error::partial`]).
+    /// (a connection failure, a timeout or an abort, say; a stream's own
+    /// errors, an event over the size limit and an in-band error after
+    /// events keep theirs, [`Error::partial`]).
     pub fn partial(&self) -> Option<Response> {
         let decoder = self.decoder.as_ref().filter(|_| self.events_emitted())?;
         Some(decoder.partial())
