@@ -159,6 +159,21 @@ test("a callback's bad credentials are a typed error naming the field, nothing s
     return true;
   });
   assert.equal(sent.length, 0);
+  // Given as an object, they are checked when the client is made.
+  for (const [credentials, path] of [
+    [{ accessKeyId: KEY_ID }, "credentials.secretAccessKey"],
+    [{ accessKeyId: "", secretAccessKey: SECRET }, "credentials.accessKeyId"],
+    [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, sessionToken: 5 }, "credentials.sessionToken"],
+  ]) {
+    assert.throws(
+      () => new skyl.Client(options({ credentials })),
+      (e) => e instanceof skyl.InvalidRequestError && e.path === path,
+    );
+    assert.throws(
+      () => new skyl.Client(options({ apiKey: "k", fallback: [options({ credentials })] })),
+      (e) => e.path === `fallback[0].${path}`,
+    );
+  }
 });
 
 test("a fallback's credentials callback is asked only when its entry is tried", async () => {

@@ -27,7 +27,7 @@ import { Run } from "./run.js";
 import { StreamResult } from "./result.js";
 import { RunResult } from "./tool-run.js";
 import { Embed } from "./embed.js";
-import { CredentialSource } from "./credentials.js";
+import { awsFields, CredentialSource } from "./credentials.js";
 import { checkVertex, notOnVertex, tokenSources, vertexSecrets } from "./vertex.js";
 
 // SKYL_VERTEX, SKYL_AWS and SKYL_EMBED: whether this entry's WebAssembly
@@ -160,11 +160,7 @@ function checkCredentials(o, at) {
         `${at}credentials`,
         "must be an object { accessKeyId, secretAccessKey, sessionToken? }, or an async function returning one (with expiration)",
       );
-    for (const k of ["accessKeyId", "secretAccessKey"])
-      if (typeof c[k] !== "string" || !c[k])
-        throw optionError(`${at}credentials.${k}`, "must be a string");
-    if (c.sessionToken != null && typeof c.sessionToken !== "string")
-      throw optionError(`${at}credentials.sessionToken`, "must be a string");
+    awsFields(c, `${at}credentials.`);
   }
   if (o.apiKey)
     throw optionError(`${at}apiKey`, "give a Bedrock API key or AWS credentials, not both");

@@ -15,14 +15,22 @@ export function expiry(e, path) {
   return expires;
 }
 
+/**
+ * Throws unless `c` has the fields of AWS credentials (`at`: the path
+ * before a field's name, "credentials." or "credentials().").
+ */
+export function awsFields(c, at) {
+  for (const k of ["accessKeyId", "secretAccessKey"])
+    if (typeof c[k] !== "string" || !c[k]) throw invalid(at + k, "must be a string");
+  if (c.sessionToken != null && typeof c.sessionToken !== "string")
+    throw invalid(`${at}sessionToken`, "must be a string");
+}
+
 /** A callback's credentials, checked, with their expiry in ms (or null). */
 function checked(c, path) {
   const shape = "must resolve to { accessKeyId, secretAccessKey, sessionToken?, expiration? }";
   if (typeof c !== "object" || c === null) throw invalid(path, shape);
-  for (const k of ["accessKeyId", "secretAccessKey"])
-    if (typeof c[k] !== "string" || !c[k]) throw invalid(`${path}().${k}`, "must be a string");
-  if (c.sessionToken != null && typeof c.sessionToken !== "string")
-    throw invalid(`${path}().sessionToken`, "must be a string");
+  awsFields(c, `${path}().`);
   const expires = expiry(c.expiration, `${path}().expiration`);
   const value = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
   if (c.sessionToken) value.sessionToken = c.sessionToken;
