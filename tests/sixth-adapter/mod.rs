@@ -30,6 +30,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error_type: None,
     options: None,
     sign: None,
+    no_tool_choice_none: None,
 };
 
 fn encode(input: &EncodeInput<'_>) -> Result<Encoded, Error> {
