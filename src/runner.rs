@@ -5,11 +5,13 @@
 //! happened; the runner never sleeps, sends or runs anything itself.
 //!
 //! The npm package's `client.run` drives it (through `shell/tool_loop.rs`),
-//! and so does `skyl::web::Client::run` (`web/tool_run.rs`). Still open: a forced `tool_choice` is sent
-//! again at every step; the results of a turn that mixes client tools and
-//! the driver's go back in two messages; and [`ToolSpec`] repeats what
-//! [`Request::tools`] declares, unchecked (the npm shell builds it from
-//! them).
+//! and so does `skyl::web::Client::run` (`web/tool_run.rs`). A forced
+//! `tool_choice` (required, or a named tool) goes with the first request
+//! only, as the OpenAI Agents SDK's `reset_tool_choice` does: forced at
+//! every step, the model could never answer. Still open: the results of a
+//! turn that mixes client tools and the driver's go back in two messages;
+//! and [`ToolSpec`] repeats what [`Request::tools`] declares, unchecked
+//! (the npm shell builds it from them).
 //!
 //! The rules, each the answer to a bug peers' loops have had:
 //!
@@ -571,6 +573,14 @@ impl Runner {
         request.messages.extend(self.messages.iter().cloned());
         if self.last {
             request.tool_choice = Some(ToolChoice::Mode(ToolChoiceMode::None));
+        } else if self.step > 1 {
+            // A forced choice (required, or a named tool) holds for the
+            // first step only: forced again, the model could never answer.
+            if let Some(ToolChoice::Mode(ToolChoiceMode::Required) | ToolChoice::Tool(_)) =
+                request.tool_choice
+            {
+                request.tool_choice = None;
+            }
         }
         Next::Request(Box::new(request))
     }
@@ -920,6 +930,28 @@ mod tests {
         request_of(r.tool_done("d", Outcome::Done("3".into())));
         let got = results(&r);
         assert_eq!(got[1].1, "not run: the turn repeats this call id");
+    }
+
+    /// A forced tool choice (required, or a named tool) goes with the first
+    /// request only: forced again, the model could never answer, and the
+    /// run would end only at the step limit. Auto and none stay as given.
+    #[test]
+    fn a_forced_tool_choice_holds_for_the_first_step_only() {
+        let named = ToolChoice::try_from(json!({"type": "tool", "name": "get_weather"})).unwrap();
+        let kept = |choice: ToolChoice| {
+            let mut r = runner(vec![weather()], RunLimits::new(5));
+            r.request.tool_choice = Some(choice);
+            let first = request_of(r.start());
+            let c = [call("a", "get_weather", r#"{"city":"Paris"}"#)];
+            jobs_of(r.finish_step(turn("", &c, FinishReason::ToolCalls), &never));
+            let second = request_of(r.tool_done("a", Outcome::Done("22 C".into())));
+            (first.tool_choice, second.tool_choice)
+        };
+        for forced in [ToolChoice::Mode(ToolChoiceMode::Required), named] {
+            assert_eq!(kept(forced.clone()), (Some(forced), None));
+        }
+        let auto = ToolChoice::Mode(ToolChoiceMode::Auto);
+        assert_eq!(kept(auto.clone()), (Some(auto.clone()), Some(auto)));
     }
 
     /// The step limit counts requests; the calls not run get results; with

@@ -100,6 +100,17 @@ describe("client.run stops", () => {
     assert.deepEqual(mock.requests[1].body.tool_choice, { type: "none" });
   });
 
+  test("a forced toolChoice goes with the first step only, so the run can end in text", async () => {
+    const c = client(mock, "openai");
+    const out = await c
+      .run({ messages: ask(QUESTION), tools: [weather(), convert()], toolChoice: "required" })
+      .result();
+    assert.equal(out.stopReason, "done");
+    assert.equal(mock.requests[0].body.tool_choice, "required");
+    assert.ok(mock.requests.length >= 2);
+    for (const r of mock.requests.slice(1)) assert.equal(r.body.tool_choice, undefined);
+  });
+
   test("finalAnswer where a provider of the chain cannot turn the tools off: refused at the start", async () => {
     // Bedrock's Converse API has no tool choice "none", and a conversation
     // with tool calls needs its tools: the last request could not be sent.

@@ -39,10 +39,7 @@ pub(crate) const ADAPTER: super::Adapter = super::Adapter {
     error_type: Some(error::error_type),
     options: Some(request::options),
     sign: Some(crate::providers::sign_request),
-    no_tool_choice_none: Some(
-        "Bedrock's Converse API has no tool choice \"none\": a request's tools cannot be \
-         turned off",
-    ),
+    no_tool_choice_none: Some("Bedrock's Converse API has no tool choice \"none\""),
 };
 
 /// Why `bedrock` cannot embed (yet), and where to go instead.
