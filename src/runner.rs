@@ -45,6 +45,7 @@ use crate::model::{
 mod history;
 mod ids;
 mod types;
+mod view;
 
 use history::{add_usage, denied, error_part, not_run, result, unanswered};
 pub use types::{Job, Next, Outcome, RunLimits, StopReason, ToolSpec};
@@ -440,39 +441,6 @@ impl Runner {
         }
         self.flush();
         self.stopped.get_or_insert(StopReason::Aborted);
-    }
-
-    /// Whether the request last handed out is the final answer's, with
-    /// the tools off ([`RunLimits::final_answer`]).
-    pub fn is_final(&self) -> bool {
-        self.last
-    }
-
-    /// The new messages: assistant turns and tool results, in order, ready
-    /// to append to the history.
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
-    }
-
-    /// Every step's response.
-    pub fn steps(&self) -> &[Response] {
-        &self.steps
-    }
-
-    /// The usage summed over the steps.
-    pub fn usage(&self) -> &Usage {
-        &self.usage
-    }
-
-    /// Why the run stopped, once it has.
-    pub fn stop_reason(&self) -> Option<StopReason> {
-        self.stopped
-    }
-
-    /// The calls handed back ([`StopReason::ClientTool`]) or waiting for a
-    /// decision ([`StopReason::ApprovalPending`]).
-    pub fn pending(&self) -> &[ToolCall] {
-        &self.pending
     }
 
     // ------------------------------------------------------------ inside
