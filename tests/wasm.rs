@@ -176,7 +176,7 @@ fn the_run_machine_encodes_decodes_errors_and_retries_in_wasm() {
     let error = br#"{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}"#;
     assert_eq!(feed(&mut run, error), READ);
     assert_eq!(run.input(IN_ENDED, None), WAIT);
-    assert_eq!(run.timer_ms(), 20.0, "a WAIT's timer is its wait");
+    assert_eq!(run.timer_ms(false), 20.0, "a WAIT's timer is its wait");
     // The one retry: the request is encoded anew, and fails the same way.
     assert_eq!(run.input(IN_WAITED, None), SEND);
     assert!(run.take_output().contains("api.anthropic.com"));

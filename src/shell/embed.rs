@@ -183,24 +183,18 @@ impl BoundaryEmbed {
         }
     }
 
-    /// The timer of `step` (a step code), in milliseconds (0: none).
+    /// The timer of `step` (a step code), in milliseconds (0: none): a
+    /// [`WAIT`]'s is its wait, and [`DONE`]'s the total timeout.
     pub(crate) fn timer_ms(&self, step: u32) -> f64 {
         let which = match step {
             SEND => Timeout::FirstByte,
             READ => Timeout::Idle,
             WAIT => return self.delay as f64,
+            DONE => Timeout::Total,
             _ => return 0.0,
         };
         match &self.machine {
             Ok(m) => m.timers().get(which).unwrap_or(0) as f64,
-            Err(_) => 0.0,
-        }
-    }
-
-    /// The total timeout, in milliseconds (0: none).
-    pub(crate) fn total_ms(&self) -> f64 {
-        match &self.machine {
-            Ok(m) => m.timers().total_ms.unwrap_or(0) as f64,
             Err(_) => 0.0,
         }
     }

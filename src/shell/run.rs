@@ -436,19 +436,12 @@ impl BoundaryRun {
     }
 
     /// The timer of the step being carried out, in milliseconds (0: none):
-    /// for a [`WAIT`], the wait.
-    pub fn timer_ms(&self) -> f64 {
+    /// for a [`WAIT`], the wait; with `total`, the total timeout's.
+    pub fn timer_ms(&self, total: bool) -> f64 {
         match (&self.machine, self.timer) {
+            (Ok(m), _) if total => m.timers().total_ms.unwrap_or(0) as f64,
             (Ok(m), Some(which)) => m.timers().get(which).unwrap_or(0) as f64,
             _ => self.delay as f64,
-        }
-    }
-
-    /// The total timeout, in milliseconds (0: none).
-    pub fn total_ms(&self) -> f64 {
-        match &self.machine {
-            Ok(m) => m.timers().total_ms.unwrap_or(0) as f64,
-            Err(_) => 0.0,
         }
     }
 

@@ -144,17 +144,11 @@ impl Run {
         self.inner.abort(reason)
     }
 
-    /// The current step's timer in milliseconds (0: none); a `WAIT`'s
-    /// is its wait.
+    /// The current step's timer in milliseconds (0: none; a `WAIT`'s is
+    /// its wait), or (`total`) the total timeout's: one export for both.
     #[wasm_bindgen(js_name = timerMs)]
-    pub fn timer_ms(&self) -> f64 {
-        self.inner.timer_ms()
-    }
-
-    /// The total timeout in milliseconds (0: none).
-    #[wasm_bindgen(js_name = totalMs)]
-    pub fn total_ms(&self) -> f64 {
-        self.inner.total_ms()
+    pub fn timer_ms(&self, total: bool) -> f64 {
+        self.inner.timer_ms(total)
     }
 
     /// The error that stopped the request, or `""`.
@@ -367,16 +361,12 @@ impl Embed {
         self.inner.abort(reason)
     }
 
-    /// The timer of a step, in milliseconds (a `WAIT`'s: its wait).
+    /// The timer of a step, in milliseconds: a `SEND`'s first-byte timer,
+    /// a `READ`'s idle one, a `WAIT`'s wait, and for `DONE` the total
+    /// timeout, which runs until all is done.
     #[wasm_bindgen(js_name = timerMs)]
     pub fn timer_ms(&self, step: u32) -> f64 {
         self.inner.timer_ms(step)
-    }
-
-    /// The total timeout, in milliseconds.
-    #[wasm_bindgen(js_name = totalMs)]
-    pub fn total_ms(&self) -> f64 {
-        self.inner.total_ms()
     }
 
     /// The result's code; its text in `takeOutput`.

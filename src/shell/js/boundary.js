@@ -29,9 +29,9 @@
 //       the first n), and input(code, cause?) for the rest (`INPUT`:
 //       ENDED, DELIVERED, WAITED, and UNREACHABLE and LOST with their
 //       cause). expired(total) and abort(reason) return
-//       what to cancel (`CANCEL`); stopped() is then the error. timerMs()
-//       is the limit of the timer that runs during the current step (of
-//       a WAIT: the wait), totalMs() the total one.
+//       what to cancel (`CANCEL`); stopped() is then the error.
+//       timerMs(false) is the limit of the timer that runs during the
+//       current step (of a WAIT: the wait), timerMs(true) the total one.
 //
 // A stream result (BoundaryStream::feed and ::finish in src/shell/boundary.rs):
 //

@@ -49,7 +49,7 @@ export class Embed {
       const onAbort = () => this.abort(signal.reason);
       if (signal?.aborted) onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const total = call(() => this.m.totalMs());
+      const total = call(() => this.m.timerMs(STEP.DONE));
       const timer = total ? setTimeout(() => this.expire(0, true), total) : null;
       try {
         const n = this.stopped ? 0 : call(() => this.m.workers());

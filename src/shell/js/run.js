@@ -304,7 +304,7 @@ export class Run {
     }
     const onAbort = () => this.abort(signal.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const total = call(() => this.m.totalMs());
+    const total = call(() => this.m.timerMs(true));
     const timer = total ? setTimeout(() => this.expire(true), total) : null;
     this.release = () => {
       clearTimeout(timer);
@@ -315,7 +315,7 @@ export class Run {
 
   /** Starts the timer of the step being carried out, if it has one; returns its cleanup. */
   arm() {
-    const ms = call(() => this.m.timerMs());
+    const ms = call(() => this.m.timerMs(false));
     if (!ms) return NO_TIMER;
     const t = setTimeout(() => this.expire(false), ms);
     return () => clearTimeout(t);
@@ -381,7 +381,7 @@ export class Run {
       if (typeof res?.body?.getReader !== "function") return this.readWhole(res);
       this.reader = res.body.getReader();
     }
-    const ms = call(() => this.m.timerMs());
+    const ms = call(() => this.m.timerMs(false));
     for (;;) {
       const t = ms ? setTimeout(() => this.expire(false), ms) : null;
       let result;
@@ -423,7 +423,7 @@ export class Run {
   /** WAIT: closes the failed attempt's connection, then waits; stop() ends the wait. */
   async wait() {
     this.cut();
-    const ms = call(() => this.m.timerMs());
+    const ms = call(() => this.m.timerMs(false));
     this.halted ??= new AbortController();
     // (0 ms: the switch to a fallback, or a token to renew.)
     if (ms) await sleep(ms, this.halted.signal);
