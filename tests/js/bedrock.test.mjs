@@ -263,6 +263,30 @@ test("a callback left hanging by a request that stopped is asked again by the ne
   assert.equal(sent.length, 1);
 });
 
+test("a load let go that ends after a newer one does not replace the newer credentials", {
+  timeout: 10_000,
+}, async () => {
+  const { sent, fetchFn } = recorder();
+  let asked = 0;
+  let late;
+  // The first call answers only when the test says so, after the second.
+  const credentials = () =>
+    ++asked === 1
+      ? new Promise((resolve) => {
+          late = () => resolve({ accessKeyId: `${KEY_ID}1`, secretAccessKey: SECRET });
+        })
+      : Promise.resolve({ accessKeyId: `${KEY_ID}2`, secretAccessKey: SECRET });
+  const c = new skyl.Client(options({ fetch: fetchFn, credentials, timeout: 200 }));
+  await assert.rejects(c.complete({ messages: ask("Hi") }), skyl.TimeoutError);
+  await c.complete({ messages: ask("Hi") });
+  late();
+  await new Promise((r) => setTimeout(r, 10));
+  await c.complete({ messages: ask("Hi") });
+  assert.equal(asked, 2);
+  const ids = sent.map((r) => /Credential=(\w+)\//.exec(r.headers.authorization)[1]);
+  assert.deepEqual(ids, [`${KEY_ID}2`, `${KEY_ID}2`], "the newer credentials are kept");
+});
+
 test("a callback that throws is a SkylError naming it, its error the cause, scrubbed", async () => {
   const { sent, fetchFn } = recorder();
   const cause = new Error(`SSO session expired for key ${SECRET}`);

@@ -49,6 +49,8 @@ export class Kept {
     this.value = null;
     this.expires = null;
     this.pending = null;
+    // Loads started, and the one whose value is kept.
+    this.loads = this.kept = 0;
   }
 
   /** The kept value while it is valid for longer than the margin, or one load's. */
@@ -57,11 +59,17 @@ export class Kept {
       this.value && (this.expires === null || this.expires - Date.now() > CREDENTIALS_REFRESH_MS);
     if (fresh) return this.value;
     if (this.pending) return this.pending;
+    const n = ++this.loads;
     const p = Promise.resolve(arg)
       .then(this.load)
       .then(({ value, expires }) => {
-        this.value = value;
-        this.expires = expires;
+        // (A load let go by a run that stopped may end after a newer one:
+        // its value is the older.)
+        if (n > this.kept) {
+          this.kept = n;
+          this.value = value;
+          this.expires = expires;
+        }
         return value;
       })
       .finally(() => this.forget(p));
