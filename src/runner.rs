@@ -541,9 +541,11 @@ impl Runner {
         request.messages.extend(self.messages.iter().cloned());
         if self.last {
             request.tool_choice = Some(ToolChoice::Mode(ToolChoiceMode::None));
-        } else if self.step > 1 {
-            // A forced choice (required, or a named tool) holds for the
-            // first step only: forced again, the model could never answer.
+        } else if (request.messages.last()).is_some_and(|m| m.role != Role::User) {
+            // A forced choice (required, or a named tool) is for the
+            // model's answer to the user: after its calls (this run's, or
+            // those of the history a run resumes), the model chooses;
+            // forced at every step, it could never answer.
             if let Some(ToolChoice::Mode(ToolChoiceMode::Required) | ToolChoice::Tool(_)) =
                 request.tool_choice
             {
@@ -920,6 +922,38 @@ mod tests {
         }
         let auto = ToolChoice::Mode(ToolChoiceMode::Auto);
         assert_eq!(kept(auto.clone()), (Some(auto.clone()), Some(auto)));
+        // A run resumed after the model's answer (its calls answered, or
+        // decided now) is past its first request: no forced choice.
+        let c = call("a", "get_weather", r#"{"city":"Paris"}"#);
+        let asked = turn("", &[c], FinishReason::ToolCalls).message;
+        let answered = Message {
+            role: Role::Tool,
+            parts: vec![result("a", &Outcome::Done("22 C".into()))],
+        };
+        for (history, approvals) in [
+            (vec![asked.clone()], vec![("a".to_string(), true)]),
+            (vec![asked, answered], vec![]),
+        ] {
+            let mut request = Request {
+                messages: vec![Message::user("Weather in Paris?")],
+                tool_choice: Some(ToolChoice::Mode(ToolChoiceMode::Required)),
+                ..Request::default()
+            };
+            request.messages.extend(history);
+            let mut r = Runner::new(
+                request,
+                vec![weather()],
+                RunLimits::new(5),
+                &approvals,
+                &never,
+            )
+            .unwrap();
+            let mut next = r.start();
+            if let Next::Run(_) = next {
+                next = r.tool_done("a", Outcome::Done("22 C".into()));
+            }
+            assert_eq!(request_of(next).tool_choice, None);
+        }
     }
 
     /// The step limit counts requests; the calls not run get results; with
