@@ -6,9 +6,10 @@
 //!
 //! The npm package's `client.run` drives it (through `shell/tool_loop.rs`),
 //! and so does `skyl::web::Client::run` (`web/tool_run.rs`). A forced
-//! `tool_choice` (required, or a named tool) goes with the first request
-//! only, as the OpenAI Agents SDK's `reset_tool_choice` does: forced at
-//! every step, the model could never answer. Still open: the results of a
+//! `tool_choice` (required, or a named tool) goes only with a request whose
+//! last message is the user's, as the OpenAI Agents SDK's
+//! `reset_tool_choice` does: forced after the model's calls too, it could
+//! never answer. Still open: the results of a
 //! turn that mixes client tools and the driver's go back in two messages;
 //! and [`ToolSpec`] repeats what [`Request::tools`] declares, unchecked
 //! (the npm shell builds it from them).
