@@ -6,7 +6,7 @@ use crate::model::{Message, Response, ToolCall, Usage};
 
 impl Runner {
     /// Whether the request last handed out is the final answer's, with
-    /// the tools off ([`RunLimits::final_answer`]).
+    /// the tools off ([`RunLimits::final_answer`](crate::RunLimits::final_answer)).
     pub fn is_final(&self) -> bool {
         self.last
     }
