@@ -98,13 +98,15 @@ impl HttpRequest {
 
 impl fmt::Debug for HttpRequest {
     /// Like a derived `Debug`, with credential header values replaced by
-    /// `<redacted>`, so a logged request never shows the API key.
+    /// `<redacted>`, so a logged request never shows the API key, and the
+    /// body by its length: a body can carry a credential (a token
+    /// exchange's signed JWT) as well as the user's messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpRequest")
             .field("method", &self.method)
             .field("url", &self.url)
             .field("headers", &redacted(&self.headers))
-            .field("body", &self.body)
+            .field("body", &format_args!("<{} bytes>", self.body.len()))
             .finish()
     }
 }
@@ -307,11 +309,11 @@ mod tests {
                 ("x-goog-api-key", "AIzaSECRET"),
                 ("content-type", "application/json"),
             ]),
-            body: "{}".into(),
+            body: "grant_type=x&assertion=eyJ.SECRET.sig".into(),
         };
         let shown = format!("{req:?}");
         assert!(!shown.contains("SECRET"), "{shown}");
-        assert!(shown.contains("application/json"));
+        assert!(shown.contains("application/json") && shown.contains("<37 bytes>"));
         assert_eq!(req.header("AUTHORIZATION"), Some("Bearer sk-SECRET"));
     }
 
