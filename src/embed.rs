@@ -398,9 +398,10 @@ impl EmbedMachine {
         }
     }
 
-    /// Worker `w`'s wait is over (or was cancelled): its batch again.
+    /// Worker `w`'s wait is over (or was cancelled): its batch again,
+    /// unless another batch's failure stopped every batch while it waited.
     pub fn waited(&mut self, w: usize) -> EmbedStep {
-        if self.stop.is_some() || self.live(w, Phase::Waiting).is_none() {
+        if self.stop.is_some() || self.halted || self.live(w, Phase::Waiting).is_none() {
             return self.idle(w);
         }
         self.attempt(w)
@@ -530,7 +531,7 @@ impl EmbedMachine {
     /// Worker `w`'s attempt failed with `e`: halve a batch that was too
     /// large, wait and try again, or give the batch up.
     fn fail_attempt(&mut self, w: usize, e: Error) -> EmbedStep {
-        if self.stop.is_some() {
+        if self.stop.is_some() || self.halted {
             return self.idle(w);
         }
         let random = next_random(&mut self.random);

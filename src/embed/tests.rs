@@ -252,6 +252,32 @@ fn a_failure_every_batch_would_share_sends_nothing_more() {
     assert!(failure.vectors[2].is_some());
 }
 
+/// A batch waiting to be tried again when another's failure stops every
+/// batch is not sent again, nor is one that fails after it.
+#[test]
+fn a_shared_failure_ends_the_retries_of_the_other_batches() {
+    let mut m = machine(Provider::OpenAi, 6, |r| {
+        r.max_batch_size = Some(2);
+        r.max_concurrency = Some(3);
+    });
+    send(m.next(0));
+    send(m.next(1));
+    send(m.next(2));
+    let busy = r#"{"error":{"message":"The server had an error","type":"server_error"}}"#;
+    assert!(matches!(answer(&mut m, 0, 500, busy), EmbedStep::Wait(_)));
+    let missing = r#"{"error":{"message":"The model `m` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#;
+    assert!(matches!(answer(&mut m, 1, 404, missing), EmbedStep::Idle));
+    assert!(matches!(m.waited(0), EmbedStep::Idle));
+    assert!(matches!(answer(&mut m, 2, 500, busy), EmbedStep::Idle));
+    let failure = m.finish().unwrap_err();
+    assert_eq!(failure.failed, [0, 1, 2, 3, 4, 5]);
+    assert!(
+        matches!(&failure.error, Error::Api(api) if api.status == Some(404)),
+        "{:?}",
+        failure.error
+    );
+}
+
 #[test]
 fn an_abort_sends_no_further_batch_and_keeps_what_came() {
     let mut m = machine(Provider::Gemini, 300, |r| r.max_concurrency = Some(2));
