@@ -7,7 +7,7 @@
 // An Anthropic-only build has no embedder: the helpers go unused.
 #![cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
 
-use super::{check_headers, not_built, ClientConfig, Encoded, Provider};
+use super::{check_config, not_built, ClientConfig, Encoded, Provider};
 use crate::base64;
 use crate::error::Error;
 use crate::http::HttpRequest;
@@ -82,7 +82,7 @@ pub(crate) fn check_embed(
         .provider
         .ok_or_else(|| Error::invalid_request("provider", "no provider was given"))?;
     let embedder = embedder(provider)?;
-    check_headers(config.api_key.as_deref(), &config.headers)?;
+    check_config(config)?;
     let model = request
         .model
         .as_deref()

@@ -42,18 +42,32 @@ pub fn sign_request(config: &ClientConfig, http: &mut crate::HttpRequest, now_ms
     crate::sigv4::sign(http, credentials, &scope);
 }
 
-/// Checks the key and the extra headers a request would carry, before
-/// anything is sent: a driver's `fetch` would refuse them only when
-/// sending, as if the network had failed. The error names the field
-/// (`apiKey`, `headers`, `headers.<name>`), never the key.
-pub(crate) fn check_headers(
-    api_key: Option<&str>,
-    headers: &[(String, String)],
-) -> Result<(), Error> {
-    if let Some(problem) = api_key.and_then(crate::http::header_value_problem) {
-        return Err(Error::invalid_request("apiKey", problem));
+/// Checks what of `config` a request would carry in its headers (the key,
+/// an access token, AWS credentials' key id and session token, the extra
+/// headers) and the event limit, before anything is sent: a driver's
+/// `fetch` would refuse a header only when sending, as if the network had
+/// failed. The error names the field (`apiKey`, `accessToken`,
+/// `credentials.accessKeyId`, `headers.<name>`, `maxEventBytes`), never
+/// the secret.
+pub(crate) fn check_config(config: &ClientConfig) -> Result<(), Error> {
+    let aws = config.aws.as_ref();
+    for (path, value) in [
+        ("apiKey", config.api_key.as_deref()),
+        ("accessToken", config.access_token.as_deref()),
+        ("credentials.accessKeyId", aws.map(|c| &*c.access_key_id)),
+        (
+            "credentials.sessionToken",
+            aws.and_then(|c| c.session_token.as_deref()),
+        ),
+    ] {
+        if let Some(problem) = value.and_then(crate::http::header_value_problem) {
+            return Err(Error::invalid_request(path, problem));
+        }
     }
-    for (name, value) in headers {
+    if config.max_event_bytes == Some(0) {
+        return Err(Error::invalid_request("maxEventBytes", "must be 1 or more"));
+    }
+    for (name, value) in &config.headers {
         if !crate::http::is_header_name(name) {
             let shown = crate::json::write::quoted(name);
             return Err(Error::invalid_request(
@@ -416,16 +430,19 @@ pub(crate) fn tool_input(arguments: &str, provider: &str) -> Result<Value, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Provider;
 
     /// The key and headers fetch would refuse fail before anything is
     /// sent, naming the field and the character's position, never the key.
     #[test]
     fn headers_fetch_would_refuse_are_refused_before_sending() {
         let ok = |key: Option<&str>, headers: &[(&str, &str)]| {
-            let headers: Vec<(String, String)> = (headers.iter())
+            let mut config = ClientConfig::new(Provider::OpenAi);
+            config.api_key = key.map(str::to_string);
+            config.headers = (headers.iter())
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            check_headers(key, &headers).map_err(|e| match e {
+            check_config(&config).map_err(|e| match e {
                 Error::InvalidRequest { path, message } => (path, message),
                 other => (String::new(), other.to_string()),
             })
@@ -462,5 +479,43 @@ mod tests {
             ok(None, &[("x a", "v")]).unwrap_err().1,
             "\"x a\" is not a header name"
         );
+    }
+
+    /// An access token and AWS credentials go in headers too (the key id
+    /// inside `Authorization`): checked the same way, by their own names.
+    /// A limit of 0 bytes per event would fail every stream: refused.
+    #[test]
+    fn tokens_credentials_and_the_event_limit_are_checked_by_name() {
+        let path = |edit: &dyn Fn(&mut ClientConfig)| {
+            let mut config = ClientConfig::new(Provider::Gemini);
+            edit(&mut config);
+            match check_config(&config) {
+                Err(Error::InvalidRequest { path, message }) => {
+                    assert!(!message.contains("SECRET"), "{message}");
+                    path
+                }
+                other => format!("{other:?}"),
+            }
+        };
+        assert_eq!(path(&|c| c.access_token = Some("ya29.ok".into())), "Ok(())");
+        assert_eq!(
+            path(&|c| c.access_token = Some("ya29.SECRET\u{201D}".into())),
+            "accessToken"
+        );
+        let aws = |id: &str, token: Option<&str>| {
+            let mut c = crate::AwsCredentials::new(id, "SECRET");
+            c.session_token = token.map(str::to_string);
+            Some(c)
+        };
+        assert_eq!(path(&|c| c.aws = aws("AKIA1", Some("IQo"))), "Ok(())");
+        for id in ["AKIA\nSECRET", "AKIA\u{201C}1"] {
+            assert_eq!(path(&|c| c.aws = aws(id, None)), "credentials.accessKeyId");
+        }
+        assert_eq!(
+            path(&|c| c.aws = aws("AKIA1", Some("IQo\u{2028}SECRET"))),
+            "credentials.sessionToken"
+        );
+        assert_eq!(path(&|c| c.max_event_bytes = Some(0)), "maxEventBytes");
+        assert_eq!(path(&|c| c.max_event_bytes = Some(1)), "Ok(())");
     }
 }

@@ -206,7 +206,7 @@ pub fn encode_request(
     // (Files of assistant turns that this provider does not take back.)
     let resolved = portability::readable(provider, resolved);
     let request: &Request = &resolved;
-    check_headers(config.api_key.as_deref(), &config.headers)?;
+    check_config(config)?;
     let model = request
         .model
         .as_deref()

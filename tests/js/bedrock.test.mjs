@@ -176,6 +176,26 @@ test("a callback's bad credentials are a typed error naming the field, nothing s
   }
 });
 
+test("credentials a header cannot carry are refused by name, nothing sent", async () => {
+  for (const [creds, path] of [
+    [{ accessKeyId: `${KEY_ID}\nX`, secretAccessKey: SECRET }, "credentials.accessKeyId"],
+    [
+      { accessKeyId: KEY_ID, secretAccessKey: SECRET, sessionToken: `${TOKEN}\u2028x` },
+      "credentials.sessionToken",
+    ],
+  ]) {
+    const { sent, fetchFn } = recorder();
+    const c = new skyl.Client(options({ fetch: fetchFn, credentials: async () => creds }));
+    await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+      assert.ok(e instanceof skyl.InvalidRequestError, e.name);
+      assert.equal(e.path, path);
+      assert.ok(!e.message.includes(SECRET) && !e.message.includes(TOKEN), e.message);
+      return true;
+    });
+    assert.equal(sent.length, 0);
+  }
+});
+
 test("a fallback's credentials callback is asked only when its entry is tried", async () => {
   let calls = 0;
   let broken = false;

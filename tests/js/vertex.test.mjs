@@ -274,6 +274,24 @@ test("an accessToken callback that throws is a SkylError naming it, nothing sent
   assert.equal(sent.length, 0);
 });
 
+test("a token a header cannot carry is refused by name, nothing sent", async () => {
+  reset();
+  const { sent, fetchFn } = recorder();
+  // (A pasted curly quote: fetch would refuse the header as if the
+  // network had failed, and the run would retry and fall back.)
+  const c = new skyl.Client(
+    gemini({ fetch: fetchFn, accessToken: async () => "ya29.SECRET\u201d", maxRetries: 2 }),
+  );
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.InvalidRequestError, String(e));
+    assert.equal(e.path, "accessToken");
+    assert.match(e.message, /U\+201D at position 12/);
+    assert.ok(!JSON.stringify(e).includes("SECRET") && !e.message.includes("SECRET"));
+    return true;
+  });
+  assert.equal(sent.length, 0);
+});
+
 test("the token exchange has its own time limit; after it gives up the next request exchanges again", async () => {
   reset();
   const signals = [];
