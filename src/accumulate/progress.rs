@@ -207,7 +207,14 @@ impl Tracker {
             return false;
         };
         let p = call.progress;
-        if let Some(delta) = call.arguments.get(p.sent..).filter(|d| !d.is_empty()) {
+        // (Arguments that are only blanks so far wait: blank ones end as
+        // `{}`, and the deltas must add up to the call's arguments.)
+        let blank = call.arguments.trim_start().is_empty();
+        let delta = call
+            .arguments
+            .get(p.sent..)
+            .filter(|d| !d.is_empty() && !blank);
+        if let Some(delta) = delta {
             p.sent = call.arguments.len();
             let joining = self
                 .joining
@@ -550,6 +557,31 @@ mod tests {
         assert_eq!(
             summary(&decode(&body, PartialEvents::default())),
             [s("call", "c1", r#"{"path": "a.txt", "content": "hi!"}"#)]
+        );
+    }
+
+    /// Blank arguments end as `{}`: a delta of the blanks first would not
+    /// add up to them.
+    #[test]
+    fn blank_arguments_make_one_delta_of_what_the_call_holds() {
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        let body = stream(Some("c1"), &[" ", "\n"], "tool_calls");
+        assert_eq!(
+            summary(&decode(&body, TOOLS)),
+            [
+                s("start 0", "c1", "write_file"),
+                s("delta {}", "c1", "{}"),
+                s("call", "c1", "{}"),
+            ]
+        );
+        // Blanks before the object go with its first piece.
+        let body = stream(Some("c1"), &[" ", r#"{"path": "a"}"#], "tool_calls");
+        assert_eq!(
+            summary(&decode(&body, TOOLS))[1..],
+            [
+                s(r#"delta  {"path": "a"}"#, "c1", r#"{"path":"a"}"#),
+                s("call", "c1", r#" {"path": "a"}"#),
+            ]
         );
     }
 
