@@ -223,9 +223,15 @@ pub(crate) fn decimal_scaled(text: &str, scale: u64) -> Option<u64> {
 
 /// The response headers that carry the provider's request id, in the
 /// order they are looked for: OpenAI's and the OpenAI-compatible servers',
-/// Anthropic's, Gemini's, then Cloudflare's ray id (a proxy in front).
-pub const REQUEST_ID_HEADERS: [&str; 4] =
-    ["x-request-id", "request-id", "x-goog-request-id", "cf-ray"];
+/// Anthropic's, Gemini's, Amazon's (Bedrock), then Cloudflare's ray id (a
+/// proxy in front).
+pub const REQUEST_ID_HEADERS: [&str; 5] = [
+    "x-request-id",
+    "request-id",
+    "x-goog-request-id",
+    "x-amzn-requestid",
+    "cf-ray",
+];
 
 /// The provider's request id from response headers: the first of
 /// [`REQUEST_ID_HEADERS`] that is present and not empty.
@@ -416,6 +422,11 @@ mod tests {
         );
         assert_eq!(request_id(&h(&[("x-request-id", "r2")])), Some("r2".into()));
         assert_eq!(request_id(&h(&[])), None);
+        // Bedrock's, as AWS writes it.
+        assert_eq!(
+            request_id(&h(&[("cf-ray", "ray"), ("x-amzn-RequestId", "a1")])),
+            Some("a1".into())
+        );
         // In the list's order, whatever the headers' order; empty skipped.
         assert_eq!(
             request_id(&h(&[
