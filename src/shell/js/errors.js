@@ -169,7 +169,6 @@ export const localError = (name, code, message, extra = {}) => ({
   ...extra,
 });
 
-/** An InvalidRequestError for the client option at `path` (`fallback[0].region`). */
 /**
  * What the caller's callback `fn` (the option at `path`: `credentials`,
  * `accessToken`, `approve`) resolves to. One that throws or rejects fails
@@ -200,6 +199,7 @@ export const requestError = (path, message) =>
     localError("InvalidRequestError", "invalid_request", `skyl: ${path}: ${message}`, { path }),
   );
 
+/** An InvalidRequestError for the client option at `path` (`fallback[0].region`). */
 export const optionError = (path, message) =>
   new InvalidRequestError(
     localError("InvalidRequestError", "invalid_options", `skyl: option ${path}: ${message}`, {
