@@ -134,3 +134,53 @@ test("partial asks for known kinds, and output needs a responseFormat", async ()
     return true;
   });
 });
+
+test('a key named "__proto__" is the partial\'s own key, as JSON.parse makes it', async () => {
+  const frame = (delta, finish = null) =>
+    `data: ${JSON.stringify({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })}\n\n`;
+  const call = (args, head) => ({
+    tool_calls: [
+      {
+        index: 0,
+        ...(head ? { id: "c1", type: "function" } : {}),
+        function: { ...head, arguments: args },
+      },
+    ],
+  });
+  const body = [
+    frame(call("", { name: "f" })),
+    frame(call('{"__proto__": {"x": 1')),
+    frame(call('}, "a": {"__proto__": "s')),
+    frame(call('t"}}')),
+    frame({}, "tool_calls"),
+    "data: [DONE]\n\n",
+  ];
+  // (A frame per read: a delta, with its partial, per frame.)
+  const stream = new ReadableStream({
+    async pull(controller) {
+      await new Promise((r) => setTimeout(r, 1));
+      const next = body.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(new TextEncoder().encode(next));
+    },
+  });
+  const c = client(mock, "openai", {
+    fetch: async () => new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+  });
+  const { events } = await collect(c.stream({ messages: ask("hi"), partial: { tools: true } }));
+  const partials = events.filter((e) => e.type === "tool_call_delta" && e.partial);
+  const whole = JSON.parse(events.find((e) => e.type === "tool_call").call.arguments);
+  assert.ok(partials.length >= 2, JSON.stringify(events.map((e) => e.type)));
+  for (const p of partials.map((e) => e.partial)) {
+    assert.equal(Object.getPrototypeOf(p), Object.prototype);
+    assert.ok(Object.hasOwn(p, "__proto__"), JSON.stringify(p));
+    assert.ok(consistent(p, whole), JSON.stringify(p));
+  }
+  assert.deepEqual(partials.at(-1).partial, whole);
+});

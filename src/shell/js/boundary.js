@@ -188,6 +188,7 @@ export function withFiles(partial, progress) {
 
 /** A copy of an object or array, one level deep. */
 const shallow = (x) => (Array.isArray(x) ? x.slice() : { ...x });
+const FIELD = { writable: true, enumerable: true, configurable: true };
 
 /**
  * What decoded() keeps from one result of a run to the next for progress
@@ -229,8 +230,11 @@ function edited(state, key, edits, next) {
       node = child;
     }
     const last = path[path.length - 1];
-    if (e[0] === 0) node[last] = mark(v);
-    else node[last] += v;
+    // (A key "__proto__" is the object's own, as JSON.parse makes it:
+    // defined, not set, which would change the object's prototype.)
+    if (e[0] !== 0) node[last] += v;
+    else if (last === "__proto__") Object.defineProperty(node, last, { ...FIELD, value: mark(v) });
+    else node[last] = mark(v);
   }
   state.values.set(key, root);
   return root;
