@@ -148,6 +148,25 @@ describe("embed", () => {
     assert.deepEqual(embedRequests().map(sizeOf), [3, 3, 3, 3]);
   });
 
+  test("a fetch that gives no Response for one batch: its error keeps the vectors that came", async () => {
+    const texts = values(3);
+    let n = 0;
+    const c = client(mock, "openai", {
+      fetch: (url, init) => (++n === 2 ? Promise.resolve({}) : globalThis.fetch(url, init)),
+    });
+    await assert.rejects(
+      c.embed({ values: texts, maxBatchSize: 1, maxConcurrency: 1, dimensions: 4 }),
+      (e) => {
+        assert.ok(e instanceof skyl.MalformedStreamError, e.name);
+        assert.match(e.message, /not a Response/);
+        assert.deepEqual(Array.from(e.partial.embeddings[0]), Array.from(mockVector(texts[0], 4)));
+        assert.deepEqual(e.partial.failed, [1, 2]);
+        return true;
+      },
+    );
+    assert.equal(n, 2, "no batch after it");
+  });
+
   test("an abort mid-batch sends no further batch", async () => {
     const c = client(mock, "openai", { mockOptions: { embed_delay: 200 } });
     const ac = new AbortController();

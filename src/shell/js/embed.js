@@ -57,8 +57,17 @@ export class Embed {
         for (let w = 0; w < n; w++) workers.push(this.worker(w));
         // Every worker ends before the machine is read (or freed).
         const ends = await Promise.allSettled(workers);
-        const panic = ends.find((e) => e.status === "rejected");
-        if (panic) throw panic.reason;
+        const thrown = ends.find((e) => e.status === "rejected")?.reason;
+        if (thrown) {
+          // (A JS error, such as a fetch that gave no Response, keeps the
+          // vectors that came; after a panic there are none to read.)
+          try {
+            this.result();
+          } catch (e) {
+            thrown.partial ??= e.partial;
+          }
+          throw thrown;
+        }
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
@@ -116,7 +125,7 @@ export class Embed {
         else return;
       }
     } catch (e) {
-      // A panic: every worker stops; the module reports it on finish.
+      // A panic, or a fetch that gave no Response: every worker stops.
       this.stop();
       throw e;
     }
