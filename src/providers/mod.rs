@@ -372,11 +372,12 @@ fn decode_error_clocked(
     // The status decides, unless it says nothing or the body says more
     // precisely: an overloaded model behind a 503 (Gemini's UNAVAILABLE,
     // typed the same when it comes in a stream), a bad key behind a 400
-    // (Gemini's API_KEY_INVALID).
+    // (Gemini's API_KEY_INVALID), refused credentials behind a 403 (AWS's
+    // ExpiredTokenException and UnrecognizedClientException).
     let from_body = err.kind;
     err.kind = match (ApiErrorKind::from_status(status), from_body) {
         (ApiErrorKind::Server, ApiErrorKind::Overloaded)
-        | (ApiErrorKind::BadRequest, ApiErrorKind::Authentication)
+        | (ApiErrorKind::BadRequest | ApiErrorKind::Permission, ApiErrorKind::Authentication)
         | (ApiErrorKind::Other, _) => from_body,
         (by_status, _) => by_status,
     };

@@ -226,6 +226,20 @@ fn http_errors_are_typed_by_header_or_status() {
         panic!("not an API error");
     };
     assert_eq!((e.provider_type, e.kind), (None, ApiErrorKind::RateLimit));
+    // AWS refuses credentials with a 403: an authentication error, as the
+    // exception says, not a permission one (AccessDeniedException is).
+    for (name, kind) in [
+        ("ExpiredTokenException", ApiErrorKind::Authentication),
+        ("UnrecognizedClientException", ApiErrorKind::Authentication),
+        ("InvalidSignatureException", ApiErrorKind::Authentication),
+        ("AccessDeniedException", ApiErrorKind::Permission),
+    ] {
+        let header = [("x-amzn-errortype".to_string(), name.to_string())];
+        let Error::Api(e) = decode_error(Provider::Bedrock, 403, &header, body) else {
+            panic!("not an API error");
+        };
+        assert_eq!((e.provider_type.as_deref(), e.kind), (Some(name), kind));
+    }
 }
 
 /// `providerOptions`: Converse's own fields at the top level, the model's
