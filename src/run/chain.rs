@@ -4,7 +4,7 @@
 //! [`crate::fallback_switches`] says so.
 
 use super::{Phase, RunMachine, Source, Step};
-use crate::error::Error;
+use crate::error::{ApiErrorKind, Error};
 use crate::fallback::{failed_attempt, switches};
 use crate::http::is_secret_header;
 use crate::model::Response;
@@ -109,10 +109,12 @@ pub(crate) struct Chain {
     pub(crate) notes: Vec<StreamEvent>,
     /// Whether the current entry's left-out parts were noted.
     noted: bool,
-    /// The entries whose access token the driver gives each attempt (one
-    /// it can renew: [`RunMachine::set_access_token`]).
+    /// The entries whose access token or AWS credentials the driver gives
+    /// each attempt (ones it can renew: [`RunMachine::set_access_token`],
+    /// [`RunMachine::set_credentials`]).
     renewable: Vec<usize>,
-    /// The entry whose token a 401 rejected, until the driver renews it.
+    /// The entry whose token or credentials the provider rejected, until
+    /// the driver renews them.
     stale: Option<usize>,
     /// Whether a rejected token was renewed in this run: once only, so a
     /// key without access ends in its 401 instead of a loop.
@@ -383,13 +385,13 @@ impl RunMachine {
     /// Fresh AWS credentials for entry `entry` of the chain (0: the
     /// client's own, then each fallback's), for credentials that expire
     /// (STS): given before [`Self::start`] and [`Self::waited`], they sign
-    /// the next attempt, and are scrubbed from errors like every key.
+    /// the next attempt, and are scrubbed from errors like every key. When
+    /// AWS refuses them (an authentication error: `ExpiredTokenException`,
+    /// `UnrecognizedClientException`, `InvalidSignatureException`), the
+    /// request is tried once more, after the driver renews them
+    /// ([`Self::stale_token`]).
     pub fn set_credentials(&mut self, entry: usize, credentials: crate::AwsCredentials) {
-        if let Source::Encode { chain, .. } = &mut self.source {
-            if let Some((config, _)) = chain.entries.get_mut(entry) {
-                config.aws = Some(credentials);
-            }
-        }
+        self.renewable(entry, |config| config.aws = Some(credentials));
     }
 
     /// A fresh OAuth access token for entry `entry` of the chain (Vertex
@@ -399,9 +401,15 @@ impl RunMachine {
     /// it is retried once, after the driver renews it
     /// ([`Self::stale_token`]).
     pub fn set_access_token(&mut self, entry: usize, token: String) {
+        self.renewable(entry, |config| config.access_token = Some(token));
+    }
+
+    /// Sets what the driver gives entry `entry` (`set`), which it can
+    /// renew when the provider refuses it.
+    fn renewable(&mut self, entry: usize, set: impl FnOnce(&mut ClientConfig)) {
         if let Source::Encode { chain, .. } = &mut self.source {
             if let Some((config, _)) = chain.entries.get_mut(entry) {
-                config.access_token = Some(token);
+                set(config);
                 if !chain.renewable.contains(&entry) {
                     chain.renewable.push(entry);
                 }
@@ -426,10 +434,11 @@ impl RunMachine {
         self.check_chain()
     }
 
-    /// The entry whose access token the provider rejected (a 401), while
-    /// the machine waits for the driver to renew it before
-    /// [`Self::waited`] ([`Self::set_access_token`]): the driver drops
-    /// what it cached for it.
+    /// The entry whose access token or AWS credentials the provider
+    /// rejected (a 401, an authentication error), while the machine waits
+    /// for the driver to renew them before [`Self::waited`]
+    /// ([`Self::set_access_token`], [`Self::set_credentials`]): the driver
+    /// drops what it cached for it.
     pub fn stale_token(&self) -> Option<usize> {
         match &self.source {
             Source::Encode { chain, .. } => chain.stale,
@@ -437,14 +446,16 @@ impl RunMachine {
         }
     }
 
-    /// Whether `e`, the attempt's failure, is a 401 to a token the driver
-    /// renews, the first in this run: then the machine waits for a new
-    /// one and tries again, whatever its retries.
+    /// Whether `e`, the attempt's failure, is a 401 or an authentication
+    /// error (AWS's are 403s) to a token or credentials the driver renews,
+    /// the first in this run: then the machine waits for new ones and
+    /// tries again, whatever its retries.
     pub(super) fn token_rejected(&mut self, e: &Error) -> bool {
         let Source::Encode { chain, .. } = &mut self.source else {
             return false;
         };
-        let unauthorized = matches!(e, Error::Api(api) if api.status == Some(401));
+        let unauthorized = matches!(e, Error::Api(api)
+            if api.status == Some(401) || api.kind == ApiErrorKind::Authentication);
         if !unauthorized || chain.renewed || !chain.renewable.contains(&chain.at) {
             return false;
         }

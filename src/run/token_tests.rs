@@ -124,3 +124,80 @@ fn the_request_is_checked_before_the_first_exchange() {
         "{e:?}"
     );
 }
+
+/// AWS credentials from a driver's callback (STS) that AWS refuses, as
+/// expired (a 403 `ExpiredTokenException`, with no `expiration` given
+/// the driver would otherwise keep them): renewed once, like a token;
+/// credentials the config holds are not.
+#[cfg(feature = "bedrock")]
+#[test]
+fn aws_credentials_refused_as_expired_are_renewed_once() {
+    use crate::AwsCredentials;
+    let expired = r#"{"message":"The security token included in the request is expired"}"#;
+    let refused = |m: &mut RunMachine| {
+        let headers = vec![(
+            "x-amzn-ErrorType".into(),
+            "ExpiredTokenException:http://internal.amazon.com/coral/com.amazon.coral.service/"
+                .into(),
+        )];
+        assert!(matches!(m.responded(403, headers, 0), Step::Read));
+        assert!(matches!(
+            m.feed(expired.as_bytes(), &mut Vec::new()),
+            Step::Read
+        ));
+        m.ended(&mut Vec::new())
+    };
+    let key_id = |step: &Step| {
+        sent_token(step)
+            .split("Credential=")
+            .nth(1)
+            .unwrap_or_default()[..5]
+            .to_string()
+    };
+    let config = || {
+        ClientConfig::new(Provider::Bedrock)
+            .with_region("us-east-1")
+            .with_model("anthropic.claude-3-haiku-20240307-v1:0")
+    };
+    let request = Request {
+        messages: vec![Message::user("Hi")],
+        ..Request::default()
+    };
+    let mut m = RunMachine::new(
+        config(),
+        request.clone(),
+        true,
+        RetryPolicy::default(),
+        Timers::default(),
+        7,
+    );
+    m.set_credentials(0, AwsCredentials::new("AKIA1", "secret-1"));
+    m.at(1_700_000_000_000);
+    assert_eq!(key_id(&m.start()), "AKIA1");
+    let step = refused(&mut m);
+    assert!(matches!(step, Step::Wait(0)), "{step:?}");
+    assert_eq!(m.stale_token(), Some(0));
+    m.set_credentials(0, AwsCredentials::new("AKIA2", "secret-2"));
+    assert_eq!(m.stale_token(), None);
+    assert_eq!(key_id(&m.waited()), "AKIA2");
+    // Refused again: the request ends in that error, not a loop.
+    let Step::Fail(Error::Api(e)) = refused(&mut m) else {
+        panic!("the second refusal ends the request");
+    };
+    assert_eq!(e.provider_type.as_deref(), Some("ExpiredTokenException"));
+    // Credentials the config holds: the refusal is final (no retries for
+    // an authentication error).
+    let held = config().with_aws_credentials(AwsCredentials::new("AKIA3", "secret-3"));
+    let mut m = RunMachine::new(
+        held,
+        request,
+        true,
+        RetryPolicy::default(),
+        Timers::default(),
+        7,
+    );
+    m.at(1_700_000_000_000);
+    assert_eq!(key_id(&m.start()), "AKIA3");
+    assert!(matches!(refused(&mut m), Step::Fail(_)));
+    assert_eq!(m.stale_token(), None);
+}

@@ -176,6 +176,60 @@ test("a callback's bad credentials are a typed error naming the field, nothing s
   }
 });
 
+test("credentials AWS refuses as expired are fetched again, once per request", async () => {
+  // (No expiration: without the refusal they would be kept for good.)
+  let calls = 0;
+  const expired = new Set([`${KEY_ID}1`]);
+  const { sent, fetchFn } = recorder();
+  const refusing = async (url, init) => {
+    const id = /Credential=(\w+)\//.exec(new Headers(init.headers).get("authorization"))[1];
+    if (!expired.has(id)) return fetchFn(url, init);
+    sent.push({ url, headers: Object.fromEntries(new Headers(init.headers)) });
+    return new Response(
+      JSON.stringify({ message: "The security token included in the request is expired" }),
+      {
+        status: 403,
+        headers: {
+          "content-type": "application/json",
+          "x-amzn-ErrorType":
+            "ExpiredTokenException:http://internal.amazon.com/coral/com.amazon.coral.service/",
+          "x-amzn-RequestId": "0c1b2a39-6f8d-4c3a-9e1a-1234567890ab",
+        },
+      },
+    );
+  };
+  const c = new skyl.Client(
+    options({
+      fetch: refusing,
+      maxRetries: 0,
+      credentials: async () => {
+        calls++;
+        return { accessKeyId: `${KEY_ID}${calls}`, secretAccessKey: SECRET };
+      },
+    }),
+  );
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text);
+  assert.equal(calls, 2);
+  await c.complete({ messages: ask("Hi") });
+  assert.equal(calls, 2, "the renewed ones are kept");
+  const ids = sent.map((q) => /Credential=(\w+)\//.exec(q.headers.authorization)[1]);
+  assert.deepEqual(
+    ids,
+    [1, 2, 2].map((n) => `${KEY_ID}${n}`),
+  );
+  // Refused again after the renewal: the request ends in AWS's error,
+  // typed, with its request id; no loop.
+  expired.add(`${KEY_ID}2`).add(`${KEY_ID}3`);
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.AuthenticationError, e.name);
+    assert.equal(e.providerType, "ExpiredTokenException");
+    assert.equal(e.requestId, "0c1b2a39-6f8d-4c3a-9e1a-1234567890ab");
+    return true;
+  });
+  assert.equal(calls, 3);
+});
+
 test("credentials a header cannot carry are refused by name, nothing sent", async () => {
   for (const [creds, path] of [
     [{ accessKeyId: `${KEY_ID}\nX`, secretAccessKey: SECRET }, "credentials.accessKeyId"],

@@ -1,8 +1,9 @@
 // AWS credentials from a `credentials()` callback (Bedrock with STS, an
 // IAM role, SSO): fetched when a request needs them, kept until
 // CREDENTIALS_REFRESH_MS before their `expiration` (the core's margin), one
-// fetch at a time however many requests wait. The run machine signs each
-// attempt with what `fresh()` gives it.
+// fetch at a time however many requests wait, and fetched again when AWS
+// refuses them. The run machine signs each attempt with what `fresh()`
+// gives it.
 import { asked, optionError as invalid } from "./errors.js";
 import { call } from "./guard.js";
 import { CREDENTIALS_REFRESH_MS } from "./policy.js";
@@ -109,19 +110,29 @@ export class CredentialSource extends Kept {
     super(async (secrets) => checked(await asked(fn, path, secrets), path));
     this.entry = entry;
   }
+
+  /** Gives run `m` (a wasm Run) credentials `c`; adds their secrets to `key`. */
+  give(m, key, c) {
+    call(() => m.credentials(this.entry, JSON.stringify(c)));
+    keep(key, c.secretAccessKey);
+    keep(key, c.sessionToken);
+  }
 }
 
 /**
- * Gives the machine of `run` (a Run) each source's fresh credentials, and
+ * Gives the machine of `run` (a Run) each source's fresh credentials or
+ * token (`stale`: the provider refused the last ones, renewed first), and
  * adds their secrets to `run.key` (the run's secrets, scrubbed from its
- * errors); a run that stops ends its wait for a callback.
+ * errors); a run that stops ends its wait for a callback. `run.gave` holds
+ * what the run gave each entry: a refused value is dropped only if it is
+ * still the kept one (another run may have renewed it).
  */
-export async function fresh(sources, run) {
+export async function fresh(sources, run, stale) {
+  const { gave } = run;
   for (const s of sources) {
-    const c = await s.take(run, run.key);
-    call(() => run.m.credentials(s.entry, JSON.stringify(c)));
-    keep(run.key, c.secretAccessKey);
-    keep(run.key, c.sessionToken);
+    if (stale) s.drop(gave[s.entry]);
+    gave[s.entry] = await s.take(run, run.key);
+    s.give(run.m, run.key, gave[s.entry]);
   }
 }
 

@@ -353,8 +353,9 @@ export type ClientOptions = {
   /**
    * `bedrock`: AWS credentials; each attempt is signed with SigV4. Or an
    * async function returning them (STS, an IAM role): called when a request
-   * needs them, once however many wait, and again 5 minutes before their
-   * `expiration`. Without them, `apiKey` is a Bedrock API key, sent as a
+   * needs them, once however many wait, again 5 minutes before their
+   * `expiration`, and once more when AWS refuses them (an
+   * `AuthenticationError`: expired, unrecognized). Without them, `apiKey` is a Bedrock API key, sent as a
    * bearer token. A callback that throws fails the request with a
    * `SkylError` of code `callback` (path `credentials()`, or
    * `fallback[0].credentials()` for a fallback entry's), its error as the

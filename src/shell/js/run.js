@@ -14,7 +14,6 @@ import { call, ready } from "./guard.js";
 import { decoded, encoded, Input, parse, progressState, withFiles } from "./boundary.js";
 import { CANCEL, INPUT, STEP } from "./policy.js";
 import { fresh } from "./credentials.js";
-import { freshTokens } from "./tokens.js";
 
 /** Resolves after `ms`, or when the signal aborts. */
 export const sleep = (ms, signal) =>
@@ -141,7 +140,7 @@ export class Run {
     this.reader = null;
     // Aborted by stop() to end a retry wait; made only when one begins.
     this.halted = null;
-    // The token this run gave each entry (Vertex AI), once checked.
+    // The token or credentials this run gave each entry, once checked.
     this.gave = null;
     // The transport's exception behind the last failure, and the caller's
     // abort reason: the cause of a network error and of an abort.
@@ -176,26 +175,28 @@ export class Run {
 
   /**
    * Before an attempt: the entry it goes to (the machine's `entry`) gets
-   * fresh credentials from its callback (Bedrock) or its token (Vertex AI:
-   * a refused one renewed); then the clock the attempt is signed at. A
+   * fresh credentials from its callback (Bedrock) or its token (Vertex AI),
+   * refused ones renewed; then the clock the attempt is signed at. A
    * fallback's callback is asked only when its entry is tried, and no
    * callback for a request that will not be sent.
    */
   async signing() {
     // (A stop in the wait before: no callback is asked for nothing.)
     if (this.stopped) throw this.stopped;
-    const aws = (SKYL_AWS && this.o.aws) || [];
-    const tokens = (SKYL_VERTEX && this.o.tokens) || [];
-    if (aws.length + tokens.length) {
+    const sources = [
+      ...((SKYL_AWS && this.o.aws) || []),
+      ...((SKYL_VERTEX && this.o.tokens) || []),
+    ];
+    if (sources.length) {
       if (!this.gave) {
         if (call(() => this.m.start(true)) === STEP.FAIL) throw this.failure();
         this.gave = {};
       }
-      // (-1 - entry: a 401 refused the entry's token, to renew.)
+      // (-1 - entry: the provider refused the entry's token or
+      // credentials, to renew.)
       const at = call(() => this.m.entry);
       const own = (s) => s.entry === at || -1 - s.entry === at;
-      if (SKYL_AWS) await fresh(aws.filter(own), this);
-      if (SKYL_VERTEX) await freshTokens(tokens.filter(own), this, at < 0);
+      await fresh(sources.filter(own), this, at < 0);
     }
     call(() => this.m.at(Date.now()));
   }

@@ -107,23 +107,10 @@ export class TokenSource extends Kept {
     );
     this.entry = entry;
   }
-}
 
-/**
- * Gives the machine of `run` (a Run) each source's token (`stale`: the
- * provider refused the last one, renewed first), and adds them to
- * `run.key` (the run's secrets, scrubbed from its errors); a run that
- * stops ends its wait. `run.gave` holds what the run gave each
- * entry: a refused token is dropped only if it is still the kept one
- * (another run may have renewed it).
- */
-export async function freshTokens(sources, run, stale) {
-  const { m, key, gave } = run;
-  for (const s of sources) {
-    if (stale) s.drop(gave[s.entry]);
-    const token = await s.take(run, key);
-    gave[s.entry] = token;
-    call(() => m.accessToken(s.entry, token));
-    keep(key, token);
+  /** Gives run `m` (a wasm Run) token `t`; adds it to `key`. */
+  give(m, key, t) {
+    call(() => m.accessToken(this.entry, t));
+    keep(key, t);
   }
 }
