@@ -551,10 +551,7 @@ impl RunMachine {
     fn misuse(&mut self, what: &str) -> Step {
         let e = Error::invalid_request(
             "driver",
-            format!(
-                "`{what}` is not expected while the request is {:?}",
-                self.phase
-            ),
+            format!("`{what}` is not expected at this step of the request"),
         );
         self.fail(e)
     }
