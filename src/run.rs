@@ -11,6 +11,7 @@ use crate::retry::RetryPolicy;
 use crate::stream::StreamDecoder;
 
 mod chain;
+mod credentials;
 mod types;
 mod view;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
