@@ -2,7 +2,7 @@
 //! their boundary, or reported incomplete.
 
 use super::{Accumulator, OpenCall};
-use crate::json::grammar::is_object;
+use crate::json::grammar::{is_object, is_ws};
 use crate::model::provider_data::merge_data;
 use crate::model::{
     FinishReason, IncompleteToolCall, Part, ProviderData, Raw, StreamEvent, ToolCall,
@@ -94,7 +94,7 @@ impl Accumulator {
                 out,
             );
         }
-        if call.arguments.trim().is_empty() {
+        if call.arguments.bytes().all(is_ws) {
             call.arguments = "{}".into();
         }
         if !call.checked && !is_object(&call.arguments) {

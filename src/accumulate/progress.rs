@@ -209,7 +209,7 @@ impl Tracker {
         let p = call.progress;
         // (Arguments that are only blanks so far wait: blank ones end as
         // `{}`, and the deltas must add up to the call's arguments.)
-        let blank = call.arguments.trim_start().is_empty();
+        let blank = call.arguments.bytes().all(crate::json::grammar::is_ws);
         let delta = call
             .arguments
             .get(p.sent..)
