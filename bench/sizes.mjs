@@ -1,5 +1,5 @@
 // Where the wasm's bytes are (issue 33): builds the npm package's wasm as
-// scripts/build does (release, wasm-bindgen, wasm-opt -O2) but keeps the
+// scripts/build does (release, wasm-bindgen, wasm-opt -O2 --converge) but keeps the
 // function names (-g), then reads the module itself: each function body's
 // size under its name, the data segments, and the rest. Prints a table by
 // family (the concern a function serves, from its Rust path) and the
@@ -27,7 +27,14 @@ function build(features) {
   const raw = `${root}target/wasm32-unknown-unknown/release/skyl.wasm`;
   run("wasm-bindgen", ["--target", "web", "--out-dir", target, "--out-name", "skyl", raw]);
   const out = `${target}/named.wasm`;
-  run(`${root}node_modules/.bin/wasm-opt`, [`${target}/skyl_bg.wasm`, "-O2", "-g", "-o", out]);
+  run(`${root}node_modules/.bin/wasm-opt`, [
+    `${target}/skyl_bg.wasm`,
+    "-O2",
+    "--converge",
+    "-g",
+    "-o",
+    out,
+  ]);
   return out;
 }
 

@@ -82,16 +82,16 @@ worker_build() {
 # benchmark's "skyl web" rows and bench/driver.mjs. Cargo into the target
 # directory the Rust examples share (scripts/test builds them first, so
 # skyl and the wasm crates are compiled once), the pinned wasm-bindgen CLI
-# for Node, then npm binaryen's wasm-opt -O2 as scripts/build runs it on
-# the npm package. Writes bench/web-driver/pkg/.
+# for Node, then npm binaryen's wasm-opt -O2 --converge as scripts/build
+# runs it on the npm package. Writes bench/web-driver/pkg/.
 build_bench_web() {
     local target="$tools_root/target/examples-wasm" out="$tools_root/bench/web-driver/pkg"
     CARGO_TARGET_DIR=$target cargo build --quiet --release --target wasm32-unknown-unknown \
         --manifest-path "$tools_root/bench/web-driver/Cargo.toml"
     wasm-bindgen --target nodejs --no-typescript --out-dir "$out" \
         "$target/wasm32-unknown-unknown/release/skyl_bench_web.wasm"
-    "$tools_root/node_modules/.bin/wasm-opt" "$out/skyl_bench_web_bg.wasm" -O2 --strip-debug \
-        --strip-producers -o "$out/skyl_bench_web_bg.wasm"
+    "$tools_root/node_modules/.bin/wasm-opt" "$out/skyl_bench_web_bg.wasm" -O2 --converge \
+        --strip-debug --strip-producers -o "$out/skyl_bench_web_bg.wasm"
     # wasm-bindgen's Node output is CommonJS; bench/ is "type": "module".
     printf '{ "type": "commonjs" }\n' >"$out/package.json"
 }
