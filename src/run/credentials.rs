@@ -3,7 +3,7 @@
 //! before the attempt it signs, checked before the first is loaded, and
 //! renewed once when the provider refuses them.
 
-use super::{RunMachine, Source};
+use super::{Phase, RunMachine, Source, Step};
 use crate::error::{ApiErrorKind, Error};
 use crate::providers::ClientConfig;
 
@@ -58,6 +58,24 @@ impl RunMachine {
         };
         chain.encode(0, request, self.stream)?;
         self.check_chain()
+    }
+
+    /// The driver could not load what the entry being tried needs before
+    /// [`Self::start`] or [`Self::waited`] (`e`): its credentials callback
+    /// or token callback failed, or the token exchange did. Decided as the
+    /// attempt's own failure: an error the retry policy retries (the
+    /// exchange's network failure, a 429 or 5xx from the token endpoint) is
+    /// tried again after the backoff, then goes on to the next provider of
+    /// the chain; any other fails the request, reported with the providers
+    /// that failed before ([`Self::failed_attempts`]).
+    pub fn unsigned(&mut self, e: Error) -> Step {
+        if !matches!(self.phase, Phase::Ready | Phase::Waiting) {
+            return self.misuse("unsigned");
+        }
+        match self.stop.clone() {
+            Some(stop) => self.fail(stop),
+            None => self.fail_attempt(e),
+        }
     }
 
     /// The entry whose access token or AWS credentials the provider

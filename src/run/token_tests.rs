@@ -201,3 +201,98 @@ fn aws_credentials_refused_as_expired_are_renewed_once() {
     assert!(matches!(refused(&mut m), Step::Fail(_)));
     assert_eq!(m.stale_token(), None);
 }
+
+/// The token endpoint failed before the first attempt: a 503 is retried
+/// like the attempt's own 503 would be, and the attempt after carries the
+/// token the driver then loaded.
+#[test]
+fn a_token_endpoint_503_is_retried_by_the_policy() {
+    let mut m = machine(1);
+    assert_eq!(m.check_for_token(), Ok(()));
+    let unavailable = |message: &str| {
+        let mut api = crate::error::ApiError::new(crate::error::ApiErrorKind::Server, message);
+        api.status = Some(503);
+        Error::Api(Box::new(api))
+    };
+    assert!(matches!(m.unsigned(unavailable("backend error")), Step::Wait(ms) if ms > 0));
+    m.set_access_token(0, NEW.into());
+    assert_eq!(sent_token(&m.waited()), format!("Bearer {NEW}"));
+    // Its retries used up, the next failure to load ends the request.
+    let mut m = machine(0);
+    let Step::Fail(e) = m.unsigned(unavailable("backend error")) else {
+        panic!("no retries left");
+    };
+    assert_eq!(e.code(), "server");
+    // Only before an attempt: a driver's misuse otherwise.
+    let mut m = machine(0);
+    m.set_access_token(0, OLD.into());
+    let _ = m.start();
+    assert!(matches!(
+        m.unsigned(unavailable("late")),
+        Step::Fail(Error::InvalidRequest { .. })
+    ));
+}
+
+/// In a chain: a fallback entry whose token cannot be had (the endpoint
+/// unreachable) goes on to the next provider after its retries; one whose
+/// callback failed (not retryable) ends the request, reported with the
+/// providers that failed before.
+#[test]
+fn a_fallback_entry_without_its_token_goes_on_or_ends_with_the_attempts() {
+    let overloaded =
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let chain = || {
+        let first = ClientConfig::new(Provider::Anthropic)
+            .with_api_key("sk-ant-first-0123456789")
+            .with_model("claude");
+        let vertex = ClientConfig::new(Provider::Gemini)
+            .with_vertex(Vertex::new("p", "us-central1"))
+            .with_model("gemini-2.5-flash");
+        let last = ClientConfig::new(Provider::OpenAi)
+            .with_api_key("sk-last-0123456789")
+            .with_model("gpt");
+        let retry = |max_retries| RetryPolicy {
+            max_retries,
+            ..RetryPolicy::default()
+        };
+        let request = Request {
+            messages: vec![Message::user("Hi")],
+            ..Request::default()
+        };
+        let mut m = RunMachine::new(first, request, true, retry(0), Timers::default(), 7)
+            .with_fallback(
+                crate::Fallback::new()
+                    .then(vertex, retry(1))
+                    .then(last, retry(0)),
+            );
+        assert!(matches!(m.start(), Step::Send(_)));
+        assert!(matches!(m.responded(529, Vec::new(), 0), Step::Read));
+        let _ = m.feed(overloaded.as_bytes(), &mut Vec::new());
+        assert!(matches!(m.ended(&mut Vec::new()), Step::Wait(0)));
+        assert_eq!(m.entry(), 1);
+        m
+    };
+    let unreachable = || Error::unreachable("https://oauth2.googleapis.com/token", "ECONNREFUSED");
+    let mut m = chain();
+    assert!(matches!(m.unsigned(unreachable()), Step::Wait(ms) if ms > 0));
+    assert_eq!(m.entry(), 1);
+    assert!(matches!(m.unsigned(unreachable()), Step::Wait(0)));
+    assert_eq!(m.entry(), 2);
+    let Step::Send(http) = m.waited() else {
+        panic!("the last provider is tried");
+    };
+    assert!(http.url.contains("openai"), "{}", http.url);
+    let failed: Vec<_> = m
+        .failed_attempts()
+        .iter()
+        .map(|a| a.error.code.clone())
+        .collect();
+    assert_eq!(failed, ["overloaded", "network"]);
+    // A callback that threw: no retry, no switch, the earlier failure kept.
+    let mut m = chain();
+    let Step::Fail(_) = m.unsigned(Error::invalid_request("credentials", "could not be loaded"))
+    else {
+        panic!("a callback's failure ends the request");
+    };
+    assert_eq!(m.failed_attempts().len(), 1);
+}

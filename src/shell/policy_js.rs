@@ -174,10 +174,12 @@ fn render() -> String {
             ("RUN", CANCEL_RUN),
         ],
     );
-    use super::run::{IN_DELIVERED, IN_ENDED, IN_LOST, IN_NEXT, IN_UNREACHABLE, IN_WAITED};
+    use super::run::{
+        IN_DELIVERED, IN_ENDED, IN_LOST, IN_NEXT, IN_UNREACHABLE, IN_UNSIGNED, IN_WAITED,
+    };
     numbers(
         &mut out,
-        "What a driver tells a machine's `input` (`shell/run.rs`); the last two take a cause.",
+        "What a driver tells a machine's `input` (`shell/run.rs`); the last three take a cause.",
         "INPUT",
         &[
             ("ENDED", IN_ENDED),
@@ -186,6 +188,7 @@ fn render() -> String {
             ("NEXT", IN_NEXT),
             ("UNREACHABLE", IN_UNREACHABLE),
             ("LOST", IN_LOST),
+            ("UNSIGNED", IN_UNSIGNED),
         ],
     );
     use super::tool_loop::{LOOP_APPROVE, LOOP_FAIL, LOOP_REQUEST, LOOP_RUN, LOOP_STOP, LOOP_WAIT};

@@ -34,8 +34,8 @@ pub(crate) const CANCEL_ATTEMPT: u32 = 2;
 pub(crate) const CANCEL_RUN: u32 = 3;
 
 /// What a driver tells a machine through its one `input` export, beside a
-/// cause for the last two: the JS half's `INPUT` table holds the same
-/// numbers. (One export for five: each costs its wrapper in the wasm and
+/// cause for the last three: the JS half's `INPUT` table holds the same
+/// numbers. (One export for six: each costs its wrapper in the wasm and
 /// its glue in JS.)
 pub(crate) const IN_ENDED: u32 = 0;
 pub(crate) const IN_DELIVERED: u32 = 1;
@@ -45,6 +45,7 @@ pub(crate) const IN_WAITED: u32 = 2;
 pub(crate) const IN_NEXT: u32 = 3;
 pub(crate) const IN_UNREACHABLE: u32 = 4;
 pub(crate) const IN_LOST: u32 = 5;
+pub(crate) const IN_UNSIGNED: u32 = 6;
 
 /// The error of an input code no machine takes.
 pub(crate) fn no_such_input(what: u32) -> Error {
@@ -344,6 +345,26 @@ impl BoundaryRun {
         self.on(|m, _| m.responded(status, headers, now))
     }
 
+    /// [`RunMachine::unsigned`]: what the entry being tried needs could
+    /// not be loaded, with `cause` the error's message when it is one the
+    /// core marked retryable (the token endpoint unreachable, its 429 or
+    /// 5xx: retried, then the next provider, as a connection error), else
+    /// empty (a callback's error, a refused key: the JS half reports that
+    /// error itself, with the attempts of a `FAIL`; the machine decides
+    /// only whether the request goes on).
+    #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
+    fn unsigned(&mut self, cause: &str) -> u32 {
+        let e = match cause {
+            "" => Error::invalid_request("credentials", "could not be loaded"),
+            _ => Error::Connection {
+                message: cause.to_string(),
+                events_emitted: false,
+                partial: None,
+            },
+        };
+        self.on(|m, _| m.unsigned(e))
+    }
+
     /// [`RunMachine::unreachable`].
     pub fn unreachable(&mut self, cause: &str) -> u32 {
         self.on(|m, _| m.unreachable(cause))
@@ -387,6 +408,8 @@ impl BoundaryRun {
             IN_WAITED => self.waited(),
             IN_UNREACHABLE => self.unreachable(cause),
             IN_LOST => self.lost(cause),
+            #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
+            IN_UNSIGNED => self.unsigned(cause),
             _ => self.on(|_, _| Step::Fail(no_such_input(what))),
         }
     }

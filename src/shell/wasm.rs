@@ -82,7 +82,8 @@ impl Run {
 
     /// An input (`INPUT` in `policy.js`): the body ended, the events were
     /// delivered, the wait is over; the request could not be sent or its
-    /// body read, for `cause`.
+    /// body read, for `cause`; what the attempt needs could not be loaded
+    /// (`cause`: the error's message if the core marked it retryable).
     pub fn input(&mut self, what: u32, cause: Option<String>) -> u32 {
         self.inner.input(what, cause.as_deref().unwrap_or_default())
     }

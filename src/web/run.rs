@@ -240,8 +240,10 @@ impl Run {
         }
         let total = limits.total_ms.map(|ms| (Timeout::Total, ms));
         self.alarms.start(total);
+        // (A token that could not be had: the machine decides, as for an
+        // attempt that failed.)
         if let Err(e) = self.renew().await {
-            return Step::Fail(e);
+            return on(&self.machine, |m| m.unsigned(e));
         }
         on(&self.machine, |m| {
             m.at(super::timer::now_ms());
@@ -388,7 +390,7 @@ impl Run {
             let _ = self.gate.guard(Sleep::new(clock, ms)).await;
         }
         if let Err(e) = self.renew().await {
-            return Step::Fail(e);
+            return on(&self.machine, |m| m.unsigned(e));
         }
         on(&self.machine, |m| {
             m.at(super::timer::now_ms());

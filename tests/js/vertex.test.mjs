@@ -54,7 +54,9 @@ before(async () => {
       if (tokens.delayMs) await new Promise((r) => setTimeout(r, tokens.delayMs));
       if (tokens.answer) {
         res.writeHead(tokens.answer.status, { "content-type": "application/json" });
-        return res.end(tokens.answer.body);
+        res.end(tokens.answer.body);
+        if (tokens.answer.once) tokens.answer = null;
+        return;
       }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
@@ -231,6 +233,73 @@ test("a fallback's service account is exchanged only when its entry is tried", a
   assert.equal(sent.at(-1).headers.authorization, "Bearer ya29.loopback-token-1");
 });
 
+test("a token endpoint that fails is retried like an attempt, then the fallback goes on", async () => {
+  reset();
+  const { sent, fetchFn } = recorder();
+  // A 503 once: retried by the request's policy, after its backoff.
+  tokens.answer = { status: 503, body: '{"error":"backend_error"}', once: true };
+  const c = new skyl.Client(gemini({ serviceAccount: account(), fetch: fetchFn, maxRetries: 1 }));
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text.length > 0);
+  assert.equal(tokens.exchanges.length, 2);
+  // Always 503, in a chain: the Vertex entry's retries used up, the next
+  // provider answers, and the response lists both failures.
+  reset();
+  sent.length = 0;
+  tokens.answer = { status: 503, body: '{"error":"backend_error"}' };
+  const chain = new skyl.Client({
+    ...against(mock, "openai", {
+      mockOptions: { fail: "500", scenario: `chain ${Math.random()}` },
+    }),
+    maxRetries: 0,
+    fetch: fetchFn,
+    fallback: [
+      gemini({ serviceAccount: account(), maxRetries: 1 }),
+      against(mock, "anthropic", { maxRetries: 0 }),
+    ],
+  });
+  const answered = await chain.complete({ messages: ask("Hi") });
+  assert.equal(answered.provider, "anthropic");
+  // (The token endpoint's failure counts as the entry's network
+  // failure; its message says what the endpoint answered.)
+  assert.deepEqual(
+    answered.attempts.map((a) => [a.provider, a.error.status ?? a.error.code]),
+    [
+      ["openai", 500],
+      ["gemini", "network"],
+    ],
+  );
+  assert.match(answered.attempts[1].error.message, /token exchange failed/);
+  assert.equal(tokens.exchanges.length, 2, "the Vertex entry's exchange and its retry");
+  assert.ok(!sent.some((q) => q.headers.authorization?.startsWith("Bearer ya29.")));
+});
+
+test("a fallback's token callback that throws: its error keeps the earlier provider's failure", async () => {
+  reset();
+  const c = new skyl.Client({
+    ...against(mock, "openai", { mockOptions: { fail: "500", scenario: `cb ${Math.random()}` } }),
+    maxRetries: 0,
+    fallback: [
+      gemini({
+        accessToken: async () => {
+          throw new Error("metadata server unreachable");
+        },
+      }),
+      against(mock, "anthropic"),
+    ],
+  });
+  await assert.rejects(c.complete({ messages: ask("Hi") }), (e) => {
+    assert.ok(e instanceof skyl.SkylError, String(e));
+    assert.equal(e.code, "callback");
+    assert.equal(e.path, "fallback[0].accessToken()");
+    assert.deepEqual(
+      e.attempts.map((a) => [a.provider, a.error.status]),
+      [["openai", 500]],
+    );
+    return true;
+  });
+});
+
 test("an accessToken callback or an exchange that never settles: an abort ends the request", {
   timeout: 10_000,
 }, async () => {
@@ -305,7 +374,9 @@ test("the token exchange has its own time limit; after it gives up the next requ
     // if it had passed).
     return new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 50));
   };
-  const c = new skyl.Client(gemini({ serviceAccount: account(), fetch: fetchWithHang }));
+  const c = new skyl.Client(
+    gemini({ serviceAccount: account(), fetch: fetchWithHang, maxRetries: 0 }),
+  );
   const waiting = await Promise.allSettled([1, 2].map(() => c.complete({ messages: ask("Hi") })));
   assert.equal(signals.length, 1, "one exchange for both");
   assert.ok(signals[0] instanceof AbortSignal && !signals[0].aborted);

@@ -217,13 +217,15 @@ async fn nothing_is_exchanged_for_a_request_that_cannot_go() {
     assert!(received(&name).await.is_empty());
 }
 
-/// The client's own token is renewed before its own attempts only: the
-/// switch to a fallback provider asks for none. (The token here lives 10
-/// seconds, inside the renewal margin, so each attempt of Vertex's own
-/// would exchange again.)
-#[wasm_bindgen_test]
-async fn a_switch_to_the_fallback_exchanges_no_token() {
-    let name = scenario("vertex-fallback");
+/// A Vertex client with `retries` whose token endpoint answers with
+/// `exchange()` (the number of exchanges counted), with openai (its
+/// scenario `name#1`) as its fallback; `options` are its own mock's.
+fn chain_with_exchange(
+    name: &str,
+    options: &[(&str, &str)],
+    retries: u32,
+    exchange: impl Fn() -> Promise + 'static,
+) -> (Client, std::rc::Rc<std::cell::Cell<u32>>) {
     let exchanges = std::rc::Rc::new(std::cell::Cell::new(0));
     let counted = std::rc::Rc::clone(&exchanges);
     let fetch = function(move |request| {
@@ -236,19 +238,31 @@ async fn a_switch_to_the_fallback_exchanges_no_token() {
             return global_fetch().call1(&JsValue::NULL, &request).unwrap();
         }
         counted.set(counted.get() + 1);
-        let token = br#"{"access_token":"ya29.short-lived","expires_in":10,"token_type":"Bearer"}"#;
-        let answer = response_of(&stream_of(&[token], true), 200);
-        let answer: JsValue = answer.into();
-        Promise::resolve(&answer).into()
+        exchange().into()
     });
-    let mut own = keyed(Provider::Gemini, &[("scenario", &name), ("fail", "500")]);
+    let mut own = keyed(Provider::Gemini, &[&[("scenario", name)], options].concat());
     own.vertex = Some(Vertex::new("skyl-test", "us-central1"));
     let next = config(Provider::OpenAi, &[("scenario", &format!("{name}#1"))]);
     let client = Client::new(own)
-        .with_retry(quick_retries(0))
+        .with_retry(quick_retries(retries))
         .with_service_account(account(&format!("{MOCK}/oauth2/token")))
         .with_fetch(fetch)
         .with_fallback(skyl::Fallback::new().then(next, quick_retries(0)));
+    (client, exchanges)
+}
+
+/// The client's own token is renewed before its own attempts only: the
+/// switch to a fallback provider asks for none. (The token here lives 10
+/// seconds, inside the renewal margin, so each attempt of Vertex's own
+/// would exchange again.)
+#[wasm_bindgen_test]
+async fn a_switch_to_the_fallback_exchanges_no_token() {
+    let name = scenario("vertex-fallback");
+    let (client, exchanges) = chain_with_exchange(&name, &[("fail", "500")], 0, || {
+        let token = br#"{"access_token":"ya29.short-lived","expires_in":10,"token_type":"Bearer"}"#;
+        let answer: JsValue = response_of(&stream_of(&[token], true), 200).into();
+        Promise::resolve(&answer)
+    });
     let response = client.complete(&ask("Hi")).await.unwrap();
     assert_eq!(response.provider.as_deref(), Some("openai"));
     assert_eq!(exchanges.get(), 1, "one exchange, for Vertex's own attempt");
@@ -258,4 +272,23 @@ async fn a_switch_to_the_fallback_exchanges_no_token() {
         sent[0]["headers"]["authorization"],
         "Bearer ya29.short-lived"
     );
+}
+
+/// A token endpoint out of reach is the attempt's failure, as the
+/// provider's own would be: retried by the policy, then the fallback
+/// answers, and the response lists the Vertex entry among the failures.
+#[wasm_bindgen_test]
+async fn a_token_endpoint_out_of_reach_is_retried_then_the_fallback_answers() {
+    let name = scenario("vertex-token-unreachable");
+    let (client, exchanges) = chain_with_exchange(&name, &[], 1, || {
+        Promise::reject(&js_sys::Error::new("connect ECONNREFUSED").into())
+    });
+    let response = client.complete(&ask("Hi")).await.unwrap();
+    assert_eq!(response.provider.as_deref(), Some("openai"));
+    assert_eq!(exchanges.get(), 2, "the exchange and its one retry");
+    let failed: Vec<_> = (response.attempts.iter())
+        .map(|a| (a.provider.as_str(), a.error.code.as_str()))
+        .collect();
+    assert_eq!(failed, [("gemini", "network")]);
+    assert!(received(&name).await.is_empty(), "Vertex was sent nothing");
 }

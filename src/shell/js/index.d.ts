@@ -387,7 +387,10 @@ export type ClientOptions = {
    * Vertex AI: a service account's JSON key file (the object, or its text).
    * Its JWT is signed with WebCrypto and exchanged at its `token_uri`; the
    * token is kept until 5 minutes before it expires, and renewed once after
-   * a 401. The private key never appears in an error.
+   * a 401. An exchange that fails for a reason that is retried (the
+   * endpoint unreachable, its 429 or 5xx) is retried like the request's
+   * own attempt, then goes on to a fallback provider. The private key never
+   * appears in an error.
    */
   serviceAccount?: ServiceAccountKey | string;
   /**

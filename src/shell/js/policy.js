@@ -82,7 +82,7 @@ export const CANCEL = /* @__PURE__ */ Object.freeze({
   RUN: 3,
 });
 
-/** What a driver tells a machine's `input` (`shell/run.rs`); the last two take a cause. */
+/** What a driver tells a machine's `input` (`shell/run.rs`); the last three take a cause. */
 export const INPUT = /* @__PURE__ */ Object.freeze({
   ENDED: 0,
   DELIVERED: 1,
@@ -90,6 +90,7 @@ export const INPUT = /* @__PURE__ */ Object.freeze({
   NEXT: 3,
   UNREACHABLE: 4,
   LOST: 5,
+  UNSIGNED: 6,
 });
 
 /** What `client.run` does next, as the tool loop's wasm class says (`shell/tool_loop.rs`). */

@@ -174,13 +174,16 @@ export class Run {
   }
 
   /**
-   * Before an attempt: the entry it goes to (the machine's `entry`) gets
-   * fresh credentials from its callback (Bedrock) or its token (Vertex AI),
-   * refused ones renewed; then the clock the attempt is signed at. A
-   * fallback's callback is asked only when its entry is tried, and no
-   * callback for a request that will not be sent.
+   * Before an attempt, then `next` (the machine's start or waited): the
+   * entry it goes to (the machine's `entry`) gets fresh credentials from
+   * its callback (Bedrock) or its token (Vertex AI), refused ones renewed;
+   * then the clock the attempt is signed at. A fallback's callback is
+   * asked only when its entry is tried, and no callback for a request that
+   * will not be sent. A load that fails is the machine's to decide, as an
+   * attempt's failure is: the step it gives (a retry's wait, the next
+   * provider), or its error with the providers that failed before.
    */
-  async signing() {
+  async signed(next) {
     // (A stop in the wait before: no callback is asked for nothing.)
     if (this.stopped) throw this.stopped;
     const sources = [
@@ -196,9 +199,22 @@ export class Run {
       // credentials, to renew.)
       const at = call(() => this.m.entry);
       const own = (s) => s.entry === at || -1 - s.entry === at;
-      await fresh(sources.filter(own), this, at < 0);
+      try {
+        await fresh(sources.filter(own), this, at < 0);
+      } catch (e) {
+        if (this.stopped) throw this.stopped;
+        // (Its message if the core marked it retryable: the token
+        // endpoint unreachable, its 429 or 5xx.)
+        const cause = e?.retryable ? e.message : "";
+        const step = call(() => this.m.input(INPUT.UNSIGNED, cause));
+        if (step !== STEP.FAIL) return step;
+        const { attempts } = parse(call(() => this.m.takeOutput())).error;
+        if (attempts?.length) e.attempts = attempts;
+        throw e;
+      }
     }
     call(() => this.m.at(Date.now()));
+    return call(next);
   }
 
   /**
@@ -428,8 +444,7 @@ export class Run {
     this.halted ??= new AbortController();
     // (0 ms: the switch to a fallback, or a token to renew.)
     if (ms) await sleep(ms, this.halted.signal);
-    await this.signing();
-    return call(() => this.m.input(INPUT.WAITED));
+    return this.signed(() => this.m.input(INPUT.WAITED));
   }
 
   // ------------------------------------------------- the two results
@@ -439,8 +454,7 @@ export class Run {
     await this.prepare();
     const end = this.begin();
     try {
-      await this.signing();
-      const step = await this.drive(call(() => this.m.start()));
+      const step = await this.drive(await this.signed(() => this.m.start()));
       if (step !== STEP.DONE) throw this.failure();
       this.finished = true;
       return parse(call(() => this.m.takeOutput())).response;
@@ -458,8 +472,7 @@ export class Run {
     const sent = [];
     const progress = progressState();
     try {
-      await this.signing();
-      let step = call(() => this.m.start());
+      let step = await this.signed(() => this.m.start());
       for (;;) {
         step = await this.drive(step);
         if (step !== STEP.DELIVER) break;
