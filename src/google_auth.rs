@@ -101,7 +101,14 @@ impl ServiceAccount {
             )
         })?;
         let token_uri = match text_of("token_uri") {
-            Some(uri) if uri.starts_with("https://") || uri.starts_with("http://") => uri,
+            // (No blank, control or non-ASCII byte: fetch would refuse
+            // such a URL only when sending, as if the network had failed.)
+            Some(uri)
+                if (uri.starts_with("https://") || uri.starts_with("http://"))
+                    && uri.bytes().all(|b| b.is_ascii_graphic()) =>
+            {
+                uri
+            }
             Some(_) => return Err(bad("token_uri", "must be an http(s) URL")),
             None => TOKEN_URI,
         };

@@ -96,10 +96,18 @@ fn a_bad_key_file_names_the_field_and_never_quotes_the_key() {
         path(&with("client_email", Value::Null)),
         "serviceAccount.client_email"
     );
-    assert_eq!(
-        path(&with("token_uri", "ftp://x".into())),
-        "serviceAccount.token_uri"
-    );
+    // Not http(s), or a URL fetch would refuse only when sending.
+    for uri in [
+        "ftp://x",
+        "https://a b/token",
+        "https://a/\ntoken",
+        "https://é.example/t",
+    ] {
+        assert_eq!(
+            path(&with("token_uri", uri.into())),
+            "serviceAccount.token_uri"
+        );
+    }
     // A PKCS#1 key, a key cut short, a key with a bad character.
     let pem = file["private_key"].as_str().unwrap().to_string();
     let pkcs1 = pem.replace("PRIVATE KEY", "RSA PRIVATE KEY");
