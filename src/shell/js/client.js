@@ -286,7 +286,10 @@ export class Client {
         "an API key in a browser is visible to every user of the page. Call the provider from a server (see www/worker/) or pass dangerouslyAllowBrowser: true if you accept that.",
       );
     }
-    // Every secret of the chain is scrubbed from what a request reports.
+    // Every secret of the chain is scrubbed from what a request reports;
+    // each request gets a copy, to which it adds the tokens and session
+    // credentials it is given (so that the client's list does not grow
+    // with every renewal for as long as it lives).
     this.#key = secretsOf([o, ...fallback]);
     this.#fetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const browser = Boolean(o.dangerouslyAllowBrowser && isBrowser());
@@ -327,13 +330,13 @@ export class Client {
 
   /** Sends `request` and resolves with the whole response. */
   async complete(request) {
-    const run = new Run(this.#o, this.#key, this.#fetch, request, false);
+    const run = new Run(this.#o, [...this.#key], this.#fetch, request, false);
     return run.complete();
   }
 
   /** Sends `request` and streams the answer: `for await (const ev of client.stream(req))`. */
   stream(request) {
-    return new StreamResult(new Run(this.#o, this.#key, this.#fetch, request, true));
+    return new StreamResult(new Run(this.#o, [...this.#key], this.#fetch, request, true));
   }
 
   /**
@@ -342,7 +345,7 @@ export class Client {
    * approval or a client tool stops it. Every decision is the core's.
    */
   run(request) {
-    return new RunResult(this.#o, this.#key, this.#fetch, request);
+    return new RunResult(this.#o, [...this.#key], this.#fetch, request);
   }
 
   /**
@@ -358,7 +361,7 @@ export class Client {
     // A provider without embeddings is the embed machine's error (the
     // core's table); an entry without the machine answers from policy.js.
     // (One branch each, so that esbuild drops the other from each entry.)
-    if (SKYL_EMBED) return new Embed(this.#o, this.#key, this.#fetch, request).run();
+    if (SKYL_EMBED) return new Embed(this.#o, [...this.#key], this.#fetch, request).run();
     else {
       const why = NO_EMBEDDINGS[this.#o.provider] ?? "this entry's build has no embeddings";
       throw requestError("provider", why);
