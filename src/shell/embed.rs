@@ -19,7 +19,9 @@ pub(crate) struct BoundaryEmbed {
     machine: Result<EmbedMachine, Error>,
     label: &'static str,
     output: String,
-    delay: u64,
+    /// Each worker's wait, by index: read once the driver gets to it,
+    /// which may be after another worker's step (an await between).
+    delays: Vec<u64>,
     /// The vectors of [`Self::finish`], by index (`None`: none came).
     vectors: Vec<Option<Vec<f32>>>,
 }
@@ -40,7 +42,7 @@ impl BoundaryEmbed {
             machine,
             label,
             output: String::new(),
-            delay: 0,
+            delays: Vec::new(),
             vectors: Vec::new(),
         }
     }
@@ -62,18 +64,24 @@ impl BoundaryEmbed {
             .map_or(0, |m| u32::try_from(m.workers()).unwrap_or(0))
     }
 
-    fn on(&mut self, f: impl FnOnce(&mut EmbedMachine) -> EmbedStep) -> u32 {
-        let Ok(m) = &mut self.machine else {
+    /// Worker `w`'s step from `f`, as its code.
+    fn on(&mut self, w: u32, f: impl FnOnce(&mut EmbedMachine, usize) -> EmbedStep) -> u32 {
+        let (Ok(m), w) = (&mut self.machine, w as usize) else {
             return DONE;
         };
-        match f(m) {
+        match f(m, w) {
             EmbedStep::Send(http) => {
                 self.output = http_text(&http);
                 SEND
             }
             EmbedStep::Read => READ,
             EmbedStep::Wait(ms) => {
-                self.delay = ms;
+                if self.delays.len() <= w {
+                    self.delays.resize(w + 1, 0);
+                }
+                if let Some(d) = self.delays.get_mut(w) {
+                    *d = ms;
+                }
                 WAIT
             }
             _ => DONE,
@@ -82,7 +90,7 @@ impl BoundaryEmbed {
 
     /// [`EmbedMachine::next`].
     pub(crate) fn next(&mut self, w: u32) -> u32 {
-        self.on(|m| m.next(w as usize))
+        self.on(w, |m, w| m.next(w))
     }
 
     /// [`EmbedMachine::responded`]: `headers_json` is `[[name, value], ...]`.
@@ -94,12 +102,12 @@ impl BoundaryEmbed {
         now_ms: f64,
     ) -> u32 {
         let (headers, now) = answered(headers_json, now_ms);
-        self.on(|m| m.responded(w as usize, status, headers, now))
+        self.on(w, |m, w| m.responded(w, status, headers, now))
     }
 
     /// [`EmbedMachine::unreachable`].
     pub(crate) fn unreachable(&mut self, w: u32, cause: &str) -> u32 {
-        self.on(|m| m.unreachable(w as usize, cause))
+        self.on(w, |m, w| m.unreachable(w, cause))
     }
 
     /// [`EmbedMachine::feed`] (native tests; JS writes into [`Self::chunk_buffer`]).
@@ -130,17 +138,17 @@ impl BoundaryEmbed {
 
     /// [`EmbedMachine::ended`].
     pub(crate) fn ended(&mut self, w: u32) -> u32 {
-        self.on(|m| m.ended(w as usize))
+        self.on(w, |m, w| m.ended(w))
     }
 
     /// [`EmbedMachine::lost`].
     pub(crate) fn lost(&mut self, w: u32, cause: &str) -> u32 {
-        self.on(|m| m.lost(w as usize, cause))
+        self.on(w, |m, w| m.lost(w, cause))
     }
 
     /// [`EmbedMachine::waited`].
     pub(crate) fn waited(&mut self, w: u32) -> u32 {
-        self.on(|m| m.waited(w as usize))
+        self.on(w, |m, w| m.waited(w))
     }
 
     /// Worker `w`'s input (`IN_*`, as for a run): its next batch, its body
@@ -183,13 +191,14 @@ impl BoundaryEmbed {
         }
     }
 
-    /// The timer of `step` (a step code), in milliseconds (0: none): a
-    /// [`WAIT`]'s is its wait, and [`DONE`]'s the total timeout.
-    pub(crate) fn timer_ms(&self, step: u32) -> f64 {
+    /// The timer of worker `w`'s `step` (a step code), in milliseconds
+    /// (0: none): a [`WAIT`]'s is its wait, and [`DONE`]'s the total
+    /// timeout (any worker).
+    pub(crate) fn timer_ms(&self, step: u32, w: u32) -> f64 {
         let which = match step {
             SEND => Timeout::FirstByte,
             READ => Timeout::Idle,
-            WAIT => return self.delay as f64,
+            WAIT => return self.delays.get(w as usize).copied().unwrap_or(0) as f64,
             DONE => Timeout::Total,
             _ => return 0.0,
         };

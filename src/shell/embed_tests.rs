@@ -2,7 +2,7 @@
 //! succeeds, one that fails with vectors kept, and one refused.
 
 use super::*;
-use crate::shell::run::{DONE, FAIL, READ, SEND};
+use crate::shell::run::{DONE, FAIL, READ, SEND, WAIT};
 
 fn limits() -> Limits {
     Limits {
@@ -86,4 +86,29 @@ fn an_invalid_call_names_the_field_and_sends_nothing() {
         &limits(),
     );
     assert!(e.invalid().contains("Voyage"), "{}", e.invalid());
+}
+
+/// Each worker's wait is its own: the JS half reads it after an await, by
+/// which time another worker may have been told to wait longer.
+#[test]
+fn each_worker_reads_its_own_wait() {
+    let retries = Limits {
+        max_retries: 1,
+        ..limits()
+    };
+    let mut e = BoundaryEmbed::new(
+        CONFIG,
+        r#"{"values":["a","b"],"maxBatchSize":1,"maxConcurrency":2}"#,
+        &retries,
+    );
+    assert_eq!((e.next(0), e.next(1)), (SEND, SEND));
+    let busy = br#"{"error":{"message":"busy","type":"server_error"}}"#;
+    for (w, after) in [(0, "2000"), (1, "9000")] {
+        let headers = format!(r#"[["retry-after-ms","{after}"]]"#);
+        assert_eq!(e.responded(w, 503, &headers, 0.0), READ);
+        e.feed(w, busy);
+        assert_eq!(e.ended(w), WAIT);
+    }
+    assert_eq!(e.timer_ms(WAIT, 0), 2000.0);
+    assert_eq!(e.timer_ms(WAIT, 1), 9000.0);
 }

@@ -362,12 +362,12 @@ impl Embed {
         self.inner.abort(reason)
     }
 
-    /// The timer of a step, in milliseconds: a `SEND`'s first-byte timer,
-    /// a `READ`'s idle one, a `WAIT`'s wait, and for `DONE` the total
-    /// timeout, which runs until all is done.
+    /// The timer of worker `w`'s step, in milliseconds: a `SEND`'s
+    /// first-byte timer, a `READ`'s idle one, a `WAIT`'s wait, and for
+    /// `DONE` the total timeout, which runs until all is done.
     #[wasm_bindgen(js_name = timerMs)]
-    pub fn timer_ms(&self, step: u32) -> f64 {
-        self.inner.timer_ms(step)
+    pub fn timer_ms(&self, step: u32, w: u32) -> f64 {
+        self.inner.timer_ms(step, w)
     }
 
     /// The result's code; its text in `takeOutput`.

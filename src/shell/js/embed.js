@@ -49,7 +49,7 @@ export class Embed {
       const onAbort = () => this.abort(signal.reason);
       if (signal?.aborted) onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const total = call(() => this.m.timerMs(STEP.DONE));
+      const total = call(() => this.m.timerMs(STEP.DONE, 0));
       const timer = total ? setTimeout(() => this.expire(0, true), total) : null;
       try {
         const n = this.stopped ? 0 : call(() => this.m.workers());
@@ -133,7 +133,7 @@ export class Embed {
 
   /** Starts the timer of worker `w`'s step, if it has one; returns its cleanup. */
   arm(w, step) {
-    const ms = call(() => this.m.timerMs(step));
+    const ms = call(() => this.m.timerMs(step, w));
     if (!ms) return () => {};
     const t = setTimeout(() => this.expire(w, false), ms);
     return () => clearTimeout(t);
@@ -211,7 +211,7 @@ export class Embed {
 
   async wait(w) {
     this.cut(w);
-    const ms = call(() => this.m.timerMs(STEP.WAIT));
+    const ms = call(() => this.m.timerMs(STEP.WAIT, w));
     await sleep(ms, this.halted.signal);
     return call(() => this.m.input(w, INPUT.WAITED));
   }
