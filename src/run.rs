@@ -97,8 +97,10 @@ pub struct RunMachine {
     status: u16,
     headers: Vec<(String, String)>,
     now_ms: u64,
-    /// The driver's clock at the last [`Self::at`], for signing.
+    /// The driver's clock at the last [`Self::at`], for signing, and how
+    /// far AWS's clock is from it when it refused a signature for it.
     clock_ms: Option<u64>,
+    skew_ms: i64,
     request_id: Option<String>,
     /// A body read whole (a response, or an error response).
     body: Vec<u8>,
@@ -193,6 +195,7 @@ impl RunMachine {
             headers: Vec::new(),
             now_ms: 0,
             clock_ms: None,
+            skew_ms: 0,
             request_id: None,
             body: Vec::new(),
             decoder: None,
@@ -207,6 +210,8 @@ impl RunMachine {
     /// The driver's clock (ms since the Unix epoch), given before
     /// [`Self::start`] and [`Self::waited`]: an attempt with AWS
     /// credentials is signed at it ([`crate::sign_request`]), or fails.
+    /// When AWS refuses a signature and its answer's `Date` is more than
+    /// 5 minutes away, the later attempts are signed by AWS's time.
     pub fn at(&mut self, now_ms: u64) {
         self.clock_ms = Some(now_ms);
     }
@@ -446,7 +451,8 @@ impl RunMachine {
         match &mut self.source {
             Source::Given => Step::Take,
             Source::Encode { chain, request } => {
-                match chain.signed(request, self.stream, self.clock_ms) {
+                let clock = (self.clock_ms).map(|ms| ms.saturating_add_signed(self.skew_ms));
+                match chain.signed(request, self.stream, clock) {
                     Ok(http) => {
                         chain.note_left_out(request);
                         self.url.clone_from(&http.url);
@@ -512,7 +518,7 @@ impl RunMachine {
     /// The attempt failed with `e`: wait and try again, go on to the next
     /// provider of the chain, or fail.
     fn fail_attempt(&mut self, e: Error) -> Step {
-        if self.stop.is_none() && self.token_rejected(&e) {
+        if self.stop.is_none() && (self.clock_skewed(&e) || self.token_rejected(&e)) {
             self.phase = Phase::Waiting;
             return Step::Wait(0);
         }

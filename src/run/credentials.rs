@@ -90,6 +90,34 @@ impl RunMachine {
         }
     }
 
+    /// Whether `e`, the attempt's failure, is AWS refusing a signature
+    /// made at a clock more than 5 minutes from its own (a SigV4 signature
+    /// is valid for 5 minutes either side), by the `Date` of its answer,
+    /// the first time in this run: then every later attempt is signed by
+    /// AWS's clock, and the next goes at once, whatever the retries (as
+    /// AWS's SDKs correct a skewed clock).
+    pub(super) fn clock_skewed(&mut self, e: &Error) -> bool {
+        let (Source::Encode { chain, .. }, Some(clock)) = (&self.source, self.clock_ms) else {
+            return false;
+        };
+        let signed = chain
+            .entries
+            .get(chain.at)
+            .is_some_and(|(c, _)| c.aws.is_some());
+        let refused = matches!(e, Error::Api(api) if api.kind == ApiErrorKind::Authentication);
+        let date = (self.headers.iter())
+            .find(|(k, _)| k.eq_ignore_ascii_case("date"))
+            .and_then(|(_, v)| crate::http::http_date_ms(v));
+        let Some(skew) = date.map(|d| d as i64 - clock as i64) else {
+            return false;
+        };
+        if !signed || !refused || self.skew_ms != 0 || skew.abs() <= 300_000 {
+            return false;
+        }
+        self.skew_ms = skew;
+        true
+    }
+
     /// Whether `e`, the attempt's failure, is a 401 or an authentication
     /// error (AWS's are 403s) to a token or credentials the driver renews,
     /// the first in this run: then the machine waits for new ones and

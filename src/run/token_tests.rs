@@ -296,3 +296,50 @@ fn a_fallback_entry_without_its_token_goes_on_or_ends_with_the_attempts() {
     };
     assert_eq!(m.failed_attempts().len(), 1);
 }
+
+/// A device clock 10 minutes behind: AWS refuses the signature, its
+/// answer's `Date` says its own time, and the next attempt, at once, is
+/// signed by it; a second refusal ends the request (no loop).
+#[cfg(feature = "bedrock")]
+#[test]
+fn a_signature_refused_for_a_skewed_clock_is_signed_again_by_aws_time() {
+    use crate::AwsCredentials;
+    let config = ClientConfig::new(Provider::Bedrock)
+        .with_region("us-east-1")
+        .with_model("amazon.nova-lite-v1:0")
+        .with_aws_credentials(AwsCredentials::new("AKIA1", "secret-1"));
+    let request = Request {
+        messages: vec![Message::user("Hi")],
+        ..Request::default()
+    };
+    let retry = RetryPolicy {
+        max_retries: 0,
+        ..RetryPolicy::default()
+    };
+    let mut m = RunMachine::new(config, request, true, retry, Timers::default(), 7);
+    let amz_date = |step: &Step| match step {
+        Step::Send(http) => http.header("x-amz-date").unwrap_or_default().to_string(),
+        other => panic!("{other:?}"),
+    };
+    let refused = |m: &mut RunMachine| {
+        let headers = vec![
+            (
+                "x-amzn-ErrorType".into(),
+                "InvalidSignatureException".into(),
+            ),
+            // 2023-11-14T22:23:20Z, ten minutes after the device's clock.
+            ("Date".into(), "Tue, 14 Nov 2023 22:23:20 GMT".into()),
+        ];
+        assert!(matches!(m.responded(403, headers, 0), Step::Read));
+        let body = br#"{"message":"Signature expired: 20231114T221320Z is now earlier than 20231114T221820Z (20231114T222320Z - 5 min.)"}"#;
+        let _ = m.feed(body, &mut Vec::new());
+        m.ended(&mut Vec::new())
+    };
+    // 2023-11-14T22:13:20Z by the device.
+    m.at(1_700_000_000_000);
+    assert_eq!(amz_date(&m.start()), "20231114T221320Z");
+    assert!(matches!(refused(&mut m), Step::Wait(0)));
+    m.at(1_700_000_001_000);
+    assert_eq!(amz_date(&m.waited()), "20231114T222321Z");
+    assert!(matches!(refused(&mut m), Step::Fail(Error::Api(_))));
+}

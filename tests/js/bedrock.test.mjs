@@ -230,6 +230,38 @@ test("credentials AWS refuses as expired are fetched again, once per request", a
   assert.equal(calls, 3);
 });
 
+test("a signature AWS refuses for a skewed clock is made again by AWS's time", async () => {
+  // AWS's clock 10 minutes ahead of this one: the first attempt's
+  // signature is refused with AWS's Date; the next is signed by it.
+  const ahead = 10 * 60_000;
+  const dates = [];
+  const { fetchFn } = recorder();
+  const skewed = async (url, init) => {
+    dates.push(new Headers(init.headers).get("x-amz-date"));
+    if (dates.length > 1) return fetchFn(url, init);
+    return new Response(JSON.stringify({ message: "Signature expired" }), {
+      status: 403,
+      headers: {
+        "content-type": "application/json",
+        "x-amzn-ErrorType": "InvalidSignatureException",
+        date: new Date(Date.now() + ahead).toUTCString(),
+      },
+    });
+  };
+  const c = new skyl.Client(
+    options({
+      fetch: skewed,
+      maxRetries: 0,
+      credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+    }),
+  );
+  const r = await c.complete({ messages: ask("Hi") });
+  assert.ok(r.text);
+  const ms = (d) => Date.parse(d.replace(/^(....)(..)(..)T(..)(..)(..)Z$/, "$1-$2-$3T$4:$5:$6Z"));
+  const shift = ms(dates[1]) - ms(dates[0]);
+  assert.ok(Math.abs(shift - ahead) < 5_000, `${dates} shifted by ${shift} ms`);
+});
+
 test("credentials a header cannot carry are refused by name, nothing sent", async () => {
   for (const [creds, path] of [
     [{ accessKeyId: `${KEY_ID}\nX`, secretAccessKey: SECRET }, "credentials.accessKeyId"],
