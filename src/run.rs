@@ -452,13 +452,15 @@ impl RunMachine {
             Source::Given => Step::Take,
             Source::Encode { chain, request } => {
                 let clock = (self.clock_ms).map(|ms| ms.saturating_add_signed(self.skew_ms));
+                let at = chain.at;
                 match chain.signed(request, self.stream, clock) {
                     Ok(http) => {
                         chain.note_left_out(request);
                         self.url.clone_from(&http.url);
                         Step::Send(http)
                     }
-                    Err(e) => self.fail(e),
+                    // (A fallback's credentials, checked when given.)
+                    Err(e) => self.fail(chain::in_entry(at, e)),
                 }
             }
         }
@@ -518,7 +520,10 @@ impl RunMachine {
     /// The attempt failed with `e`: wait and try again, go on to the next
     /// provider of the chain, or fail.
     fn fail_attempt(&mut self, e: Error) -> Step {
-        if self.stop.is_none() && (self.clock_skewed(&e) || self.token_rejected(&e)) {
+        // (Tried again at once only while nothing was handed out: a
+        // refusal inside a stream that began is the stream's end.)
+        let fresh = self.stop.is_none() && !self.events_emitted();
+        if fresh && (self.clock_skewed(&e) || self.token_rejected(&e)) {
             self.phase = Phase::Waiting;
             return Step::Wait(0);
         }

@@ -342,7 +342,7 @@ pub(crate) fn secrets_of<'a>(configs: impl Iterator<Item = &'a ClientConfig>) ->
 
 /// `e`, an option's error, named in the terms of entry `i` of the chain
 /// (`fallback[0].model`); the client's own entry (0) keeps its path.
-fn in_entry(i: usize, e: Error) -> Error {
+pub(super) fn in_entry(i: usize, e: Error) -> Error {
     match e {
         Error::InvalidRequest { path, message } if i > 0 => Error::InvalidRequest {
             path: if path.is_empty() {

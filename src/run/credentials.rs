@@ -72,9 +72,17 @@ impl RunMachine {
         if !matches!(self.phase, Phase::Ready | Phase::Waiting) {
             return self.misuse("unsigned");
         }
+        // (A refusal waiting for its renewal is over: this load was it.)
+        if let Source::Encode { chain, .. } = &mut self.source {
+            chain.stale = None;
+        }
         match self.stop.clone() {
             Some(stop) => self.fail(stop),
-            None => self.fail_attempt(e),
+            // Only what is retried goes on: a refused key or a callback's
+            // error ends the request (whatever `fallbackOn` says of the
+            // provider's own statuses).
+            None if e.retryable() => self.fail_attempt(e),
+            None => self.fail(e),
         }
     }
 

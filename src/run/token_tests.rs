@@ -343,3 +343,64 @@ fn a_signature_refused_for_a_skewed_clock_is_signed_again_by_aws_time() {
     assert_eq!(amz_date(&m.waited()), "20231114T222321Z");
     assert!(matches!(refused(&mut m), Step::Fail(Error::Api(_))));
 }
+
+/// A refusal that comes inside a stream that already handed out events
+/// ends it: no renewal and no second request (its events would come
+/// twice).
+#[test]
+fn a_refusal_after_events_is_the_streams_end_not_a_renewal() {
+    let mut m = machine(2);
+    m.set_access_token(0, OLD.into());
+    let _ = m.start();
+    assert!(matches!(m.responded(200, Vec::new(), 0), Step::Read));
+    let text = br#"data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}
+
+"#;
+    let mut out = Vec::new();
+    assert!(matches!(m.feed(text, &mut out), Step::Deliver));
+    assert!(matches!(m.delivered(), Step::Read));
+    let refused = format!("data: {UNAUTHORIZED}\n\n");
+    let step = m.feed(refused.as_bytes(), &mut Vec::new());
+    let step = match step {
+        Step::Read => m.ended(&mut Vec::new()),
+        other => other,
+    };
+    assert!(matches!(step, Step::Fail(Error::Api(_))), "{step:?}");
+    assert_eq!(m.stale_token(), None);
+}
+
+/// A renewal that fails for a reason that is retried, with no retries
+/// left, goes on to the next provider, and the refusal it answered is
+/// over: the next entry's credentials are not taken for stale. A
+/// refused key (not retried) ends the request even where the chain would
+/// switch on that status.
+#[test]
+fn a_failed_renewal_goes_on_without_a_stale_entry() {
+    let next = || {
+        ClientConfig::new(Provider::OpenAi)
+            .with_api_key("sk-next-0123456789")
+            .with_model("gpt")
+    };
+    let mut m =
+        machine(0).with_fallback(crate::Fallback::new().then(next(), RetryPolicy::default()));
+    m.set_access_token(0, OLD.into());
+    let _ = m.start();
+    assert!(matches!(unauthorized(&mut m), Step::Wait(0)));
+    assert_eq!(m.stale_token(), Some(0));
+    let down = Error::unreachable("https://oauth2.googleapis.com/token", "ECONNRESET");
+    assert!(matches!(m.unsigned(down), Step::Wait(0)));
+    assert_eq!((m.entry(), m.stale_token()), (1, None));
+    let refused = || {
+        let mut api = crate::error::ApiError::new(
+            crate::error::ApiErrorKind::Authentication,
+            "invalid_grant: account not found",
+        );
+        api.status = Some(401);
+        Error::Api(Box::new(api))
+    };
+    let chain = crate::Fallback::new()
+        .then(next(), RetryPolicy::default())
+        .on_status(401);
+    let mut m = machine(0).with_fallback(chain);
+    assert!(matches!(m.unsigned(refused()), Step::Fail(Error::Api(_))));
+}

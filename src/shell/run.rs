@@ -315,14 +315,14 @@ impl BoundaryRun {
     }
 
     /// [`RunMachine::entry`]: the entry of the chain whose credentials or
-    /// token to load before `start` and `waited`; `-1 - entry` when a 401
-    /// rejected its token ([`RunMachine::stale_token`], always the entry
-    /// being tried): renew it. (One export for both.)
+    /// token to load before `start` and `waited`; `-1 - entry` when the
+    /// provider refused its token or credentials
+    /// ([`RunMachine::stale_token`]): renew them. (One export for both.)
     #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
     pub fn entry(&self) -> i32 {
         self.machine.as_ref().map_or(0, |m| {
             let at = m.entry() as i32;
-            if m.stale_token().is_some() {
+            if m.stale_token() == Some(m.entry()) {
                 -1 - at
             } else {
                 at

@@ -111,7 +111,8 @@ impl Run {
 
     /// The entry of the chain the next attempt goes to: the one whose
     /// credentials or token to load before `start` and `waited`; `-1 -
-    /// entry` when a 401 rejected its token, to renew.
+    /// entry` when the provider refused its token or credentials, to
+    /// renew.
     #[cfg(any(feature = "gemini", feature = "anthropic", feature = "bedrock"))]
     #[wasm_bindgen(getter)]
     pub fn entry(&self) -> i32 {
