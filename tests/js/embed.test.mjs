@@ -165,6 +165,18 @@ describe("embed", () => {
       },
     );
     assert.equal(n, 2, "no batch after it");
+    // Two at once: the other batch's fetch, cut, is not tried again, and
+    // no later batch is sent.
+    let m = 0;
+    const two = client(mock, "openai", {
+      fetch: (url, init) => (++m === 2 ? Promise.resolve({}) : globalThis.fetch(url, init)),
+    });
+    await assert.rejects(
+      two.embed({ values: values(6), maxBatchSize: 1, maxConcurrency: 2, dimensions: 4 }),
+      (e) => e instanceof skyl.MalformedStreamError && e.partial.failed.includes(5),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(m, 2, "two fetches, none after");
   });
 
   test("an abort mid-batch sends no further batch", async () => {

@@ -300,6 +300,41 @@ test("a fallback's token callback that throws: its error keeps the earlier provi
   });
 });
 
+test("requests that wait on one failing callback each keep their own attempts", async () => {
+  reset();
+  // The first provider answers the two requests 500 and 503; both then
+  // wait on the fallback's one token callback, which fails.
+  const statuses = [500, 503];
+  const fetchFn = async (url, init) =>
+    String(url).startsWith(mock.url)
+      ? new Response('{"error":{"message":"down","type":"server_error"}}', {
+          status: statuses.shift(),
+          headers: { "content-type": "application/json" },
+        })
+      : globalThis.fetch(url, init);
+  let calls = 0;
+  const c = new skyl.Client({
+    ...against(mock, "openai"),
+    maxRetries: 0,
+    fetch: fetchFn,
+    fallback: [
+      gemini({
+        accessToken: async () => {
+          calls++;
+          await new Promise((r) => setTimeout(r, 100));
+          throw new Error("metadata server unreachable");
+        },
+      }),
+    ],
+  });
+  const [a, b] = await Promise.allSettled([1, 2].map(() => c.complete({ messages: ask("Hi") })));
+  assert.equal(calls, 1, "one load for both");
+  assert.notEqual(a.reason, b.reason);
+  const seen = [a, b].map((r) => r.reason.attempts.map((x) => x.error.status)).sort();
+  assert.deepEqual(seen, [[500], [503]]);
+  assert.ok(a.reason instanceof skyl.SkylError && a.reason.code === "callback");
+});
+
 test("an accessToken callback or an exchange that never settles: an abort ends the request", {
   timeout: 10_000,
 }, async () => {

@@ -125,8 +125,9 @@ export class Embed {
         else return;
       }
     } catch (e) {
-      // A panic, or a fetch that gave no Response: every worker stops.
-      this.stop();
+      // A panic, or a fetch that gave no Response: every worker stops,
+      // the machine told (the others' cut fetches are not retried).
+      this.abort();
       throw e;
     }
   }

@@ -209,8 +209,11 @@ export class Run {
         const step = call(() => this.m.input(INPUT.UNSIGNED, cause));
         if (step !== STEP.FAIL) return step;
         const { attempts } = parse(call(() => this.m.takeOutput())).error;
-        if (attempts?.length) e.attempts = attempts;
-        throw e;
+        if (!attempts?.length) throw e;
+        // (A copy: the requests that waited on one load share its error.)
+        const own = new e.constructor(e, { cause: e.cause });
+        own.attempts = attempts;
+        throw own;
       }
     }
     call(() => this.m.at(Date.now()));
