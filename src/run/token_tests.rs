@@ -237,6 +237,7 @@ fn a_token_endpoint_503_is_retried_by_the_policy() {
 /// unreachable) goes on to the next provider after its retries; one whose
 /// callback failed (not retryable) ends the request, reported with the
 /// providers that failed before.
+#[cfg(all(feature = "openai", feature = "anthropic"))]
 #[test]
 fn a_fallback_entry_without_its_token_goes_on_or_ends_with_the_attempts() {
     let overloaded =
@@ -374,6 +375,7 @@ fn a_refusal_after_events_is_the_streams_end_not_a_renewal() {
 /// over: the next entry's credentials are not taken for stale. A
 /// refused key (not retried) ends the request even where the chain would
 /// switch on that status.
+#[cfg(feature = "openai")]
 #[test]
 fn a_failed_renewal_goes_on_without_a_stale_entry() {
     let next = || {

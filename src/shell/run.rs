@@ -45,6 +45,11 @@ pub(crate) const IN_WAITED: u32 = 2;
 pub(crate) const IN_NEXT: u32 = 3;
 pub(crate) const IN_UNREACHABLE: u32 = 4;
 pub(crate) const IN_LOST: u32 = 5;
+// (Only a build with an adapter that loads credentials or tokens uses it.)
+#[cfg_attr(
+    not(any(feature = "gemini", feature = "anthropic", feature = "bedrock")),
+    allow(dead_code)
+)]
 pub(crate) const IN_UNSIGNED: u32 = 6;
 
 /// The error of an input code no machine takes.
