@@ -30,6 +30,30 @@ pub(crate) struct Reader<'a> {
     max_depth: usize,
 }
 
+/// What [`Reader::members`] calls at each member: a closure, through a
+/// trait of one method rather than `dyn FnMut`, whose vtable would also
+/// hold a `call_once` shim for each caller's closure, never called.
+trait Member<'a> {
+    fn member(&mut self, r: &mut Reader<'a>, key: Cow<'a, str>) -> Option<()>;
+}
+
+impl<'a, F: FnMut(&mut Reader<'a>, Cow<'a, str>) -> Option<()>> Member<'a> for F {
+    fn member(&mut self, r: &mut Reader<'a>, key: Cow<'a, str>) -> Option<()> {
+        self(r, key)
+    }
+}
+
+/// What [`Reader::items`] calls at each element, as [`Member`].
+trait Item<'a> {
+    fn item(&mut self, r: &mut Reader<'a>) -> Option<()>;
+}
+
+impl<'a, F: FnMut(&mut Reader<'a>) -> Option<()>> Item<'a> for F {
+    fn item(&mut self, r: &mut Reader<'a>) -> Option<()> {
+        self(r)
+    }
+}
+
 impl<'a> Reader<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
         Reader {
@@ -82,7 +106,7 @@ impl<'a> Reader<'a> {
         &mut self,
         mut field: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
-        self.members(&mut |r, key| match key {
+        self.members(&mut |r: &mut Self, key: Cow<'a, str>| match key {
             Cow::Borrowed(key) => field(r, key),
             Cow::Owned(_) => None,
         })
@@ -91,10 +115,7 @@ impl<'a> Reader<'a> {
     /// As [`Self::object`], with every key (unescaped). One copy of the
     /// loop serves every caller (`dyn`): a copy per closure was most of the
     /// fast paths' code.
-    fn members(
-        &mut self,
-        field: &mut dyn FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
-    ) -> Option<()> {
+    fn members(&mut self, field: &mut dyn Member<'a>) -> Option<()> {
         self.ws();
         if !self.eat(b'{') {
             return None;
@@ -110,7 +131,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 self.ws();
-                field(self, key)?;
+                field.member(self, key)?;
                 self.ws();
                 if self.eat(b'}') {
                     break;
@@ -130,7 +151,7 @@ impl<'a> Reader<'a> {
     }
 
     /// As [`Self::array`], one copy for every caller.
-    fn items(&mut self, item: &mut dyn FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    fn items(&mut self, item: &mut dyn Item<'a>) -> Option<()> {
         self.ws();
         if !self.eat(b'[') {
             return None;
@@ -140,7 +161,7 @@ impl<'a> Reader<'a> {
         if !self.eat(b']') {
             loop {
                 self.ws();
-                item(self)?;
+                item.item(self)?;
                 self.ws();
                 if self.eat(b']') {
                     break;
@@ -401,7 +422,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn skip(&mut self) -> Option<()> {
         self.ws();
         match self.peek()? {
-            b'{' => self.members(&mut |r, _| r.skip()),
+            b'{' => self.members(&mut |r: &mut Self, _: Cow<'a, str>| r.skip()),
             b'[' => self.array(Self::skip),
             b'"' => self.skip_string(),
             b't' => self.word("true").then_some(()),
@@ -434,7 +455,7 @@ impl<'a> Reader<'a> {
         Some(match self.peek()? {
             b'{' => {
                 let mut map = Map::new();
-                self.members(&mut |r, key| {
+                self.members(&mut |r: &mut Self, key: Cow<'a, str>| {
                     let v = r.value()?;
                     map.insert(key.into_owned(), v);
                     Some(())
