@@ -47,8 +47,8 @@ pub fn sign_request(config: &ClientConfig, http: &mut crate::HttpRequest, now_ms
 /// headers) and the event limit, before anything is sent: a driver's
 /// `fetch` would refuse a header only when sending, as if the network had
 /// failed. The error names the field (`apiKey`, `accessToken`,
-/// `credentials.accessKeyId`, `headers.<name>`, `maxEventBytes`), never
-/// the secret.
+/// `credentials.accessKeyId`, `credentials.sessionToken`, `headers` for a
+/// bad name, `headers.<name>`, `maxEventBytes`), never the secret.
 pub(crate) fn check_config(config: &ClientConfig) -> Result<(), Error> {
     let aws = config.aws.as_ref();
     for (path, value) in [

@@ -116,8 +116,9 @@ pub(crate) struct Chain {
     /// The entry whose token or credentials the provider rejected, until
     /// the driver renews them.
     pub(super) stale: Option<usize>,
-    /// Whether a rejected token was renewed in this run: once only, so a
-    /// key without access ends in its 401 instead of a loop.
+    /// Whether refused credentials or a token were renewed in this run:
+    /// once only, so a key without access ends in its refusal instead of
+    /// a loop.
     pub(super) renewed: bool,
 }
 
