@@ -126,7 +126,7 @@ pub fn retry_after_ms(headers: &[(String, String)], now_ms: Option<u64>) -> Opti
 }
 
 /// A header's first value, trimmed, by case-insensitive name.
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))

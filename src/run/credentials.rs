@@ -113,9 +113,7 @@ impl RunMachine {
             .get(chain.at)
             .is_some_and(|(c, _)| c.aws.is_some());
         let refused = matches!(e, Error::Api(api) if api.kind == ApiErrorKind::Authentication);
-        let date = (self.headers.iter())
-            .find(|(k, _)| k.eq_ignore_ascii_case("date"))
-            .and_then(|(_, v)| crate::http::http_date_ms(v));
+        let date = crate::http::header(&self.headers, "date").and_then(crate::http::http_date_ms);
         let Some(skew) = date.map(|d| d as i64 - clock as i64) else {
             return false;
         };
