@@ -19,15 +19,23 @@ fn machine_at(location: &str, retries: u32) -> RunMachine {
     let config = ClientConfig::new(Provider::Gemini)
         .with_vertex(Vertex::new("p", location))
         .with_model("gemini-2.5-flash");
+    run(config, retry(retries))
+}
+
+/// A stream of "Hi" with `config` and `retry`.
+fn run(config: ClientConfig, retry: RetryPolicy) -> RunMachine {
     let request = Request {
         messages: vec![Message::user("Hi")],
         ..Request::default()
     };
-    let retry = RetryPolicy {
-        max_retries: retries,
-        ..RetryPolicy::default()
-    };
     RunMachine::new(config, request, true, retry, Timers::default(), 7)
+}
+
+fn retry(max_retries: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_retries,
+        ..RetryPolicy::default()
+    }
 }
 
 fn sent_token(step: &Step) -> String {
@@ -85,18 +93,7 @@ fn a_token_the_config_holds_is_not_renewed() {
         .with_vertex(Vertex::new("p", "us-central1"))
         .with_model("gemini-2.5-flash")
         .with_access_token(OLD);
-    let request = Request {
-        messages: vec![Message::user("Hi")],
-        ..Request::default()
-    };
-    let mut m = RunMachine::new(
-        config,
-        request,
-        true,
-        RetryPolicy::default(),
-        Timers::default(),
-        7,
-    );
+    let mut m = run(config, RetryPolicy::default());
     assert_eq!(sent_token(&m.start()), format!("Bearer {OLD}"));
     let Step::Fail(mut e) = unauthorized(&mut m) else {
         panic!("a fixed token's 401 is final");
@@ -159,18 +156,7 @@ fn aws_credentials_refused_as_expired_are_renewed_once() {
             .with_region("us-east-1")
             .with_model("anthropic.claude-3-haiku-20240307-v1:0")
     };
-    let request = Request {
-        messages: vec![Message::user("Hi")],
-        ..Request::default()
-    };
-    let mut m = RunMachine::new(
-        config(),
-        request.clone(),
-        true,
-        RetryPolicy::default(),
-        Timers::default(),
-        7,
-    );
+    let mut m = run(config(), RetryPolicy::default());
     m.set_credentials(0, AwsCredentials::new("AKIA1", "secret-1"));
     m.at(1_700_000_000_000);
     assert_eq!(key_id(&m.start()), "AKIA1");
@@ -188,14 +174,7 @@ fn aws_credentials_refused_as_expired_are_renewed_once() {
     // Credentials the config holds: the refusal is final (no retries for
     // an authentication error).
     let held = config().with_aws_credentials(AwsCredentials::new("AKIA3", "secret-3"));
-    let mut m = RunMachine::new(
-        held,
-        request,
-        true,
-        RetryPolicy::default(),
-        Timers::default(),
-        7,
-    );
+    let mut m = run(held, RetryPolicy::default());
     m.at(1_700_000_000_000);
     assert_eq!(key_id(&m.start()), "AKIA3");
     assert!(matches!(refused(&mut m), Step::Fail(_)));
@@ -252,20 +231,11 @@ fn a_fallback_entry_without_its_token_goes_on_or_ends_with_the_attempts() {
         let last = ClientConfig::new(Provider::OpenAi)
             .with_api_key("sk-last-0123456789")
             .with_model("gpt");
-        let retry = |max_retries| RetryPolicy {
-            max_retries,
-            ..RetryPolicy::default()
-        };
-        let request = Request {
-            messages: vec![Message::user("Hi")],
-            ..Request::default()
-        };
-        let mut m = RunMachine::new(first, request, true, retry(0), Timers::default(), 7)
-            .with_fallback(
-                crate::Fallback::new()
-                    .then(vertex, retry(1))
-                    .then(last, retry(0)),
-            );
+        let mut m = run(first, retry(0)).with_fallback(
+            crate::Fallback::new()
+                .then(vertex, retry(1))
+                .then(last, retry(0)),
+        );
         assert!(matches!(m.start(), Step::Send(_)));
         assert!(matches!(m.responded(529, Vec::new(), 0), Step::Read));
         let _ = m.feed(overloaded.as_bytes(), &mut Vec::new());
@@ -309,15 +279,7 @@ fn a_signature_refused_for_a_skewed_clock_is_signed_again_by_aws_time() {
         .with_region("us-east-1")
         .with_model("amazon.nova-lite-v1:0")
         .with_aws_credentials(AwsCredentials::new("AKIA1", "secret-1"));
-    let request = Request {
-        messages: vec![Message::user("Hi")],
-        ..Request::default()
-    };
-    let retry = RetryPolicy {
-        max_retries: 0,
-        ..RetryPolicy::default()
-    };
-    let mut m = RunMachine::new(config, request, true, retry, Timers::default(), 7);
+    let mut m = run(config, retry(0));
     let amz_date = |step: &Step| match step {
         Step::Send(http) => http.header("x-amz-date").unwrap_or_default().to_string(),
         other => panic!("{other:?}"),
